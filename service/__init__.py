@@ -1,0 +1,1 @@
+"""Grimoire: a game-service backend for wizarding tabletop games."""

@@ -1,0 +1,227 @@
+"""The contract every game implements.
+
+A game is pure data in, pure data out. It never touches Redis, HTTP or the
+clock; all randomness comes from :class:`service.engine.rng.Rng`, whose state
+lives inside the game's State. The service drives a game through five calls:
+
+``setup(options, seats, seed) -> State``
+    A new match. ``options`` has been validated against ``options_schema``
+    and its defaults filled in; it always holds ``"variant"``.
+``legal_actions(state, seat) -> list[Action]``
+    Every concrete action ``seat`` may take now, empty when it is not theirs
+    to act. Clients and bots pick one and send it back verbatim.
+``apply(state, seat, action) -> (State, list[Event])``
+    Provided here: checks the action, then calls the game's :meth:`Game.play`
+    on a private copy. Raises a :class:`~service.engine.errors.RuleError` and
+    changes nothing when the action is refused.
+``view(state, seat | None) -> dict``
+    What ``seat`` (or a spectator, ``None``) may see. The only door out of a
+    state: every API response, event, log entry and bot input goes through it.
+``to_act(state) -> set[int]`` and ``result(state) -> dict | None``
+    Who the game waits on (several seats may act at once) and, once the match
+    is over, ``{"winners": [seat, ...], "scores": [...] | None, "reason": str}``.
+
+Data shapes
+-----------
+State
+    A JSON-serialisable dict. It holds the RNG state under any key the game
+    likes. Never shown to anyone directly.
+Action
+    A dict with a ``"type"`` naming one of ``action_schemas``. Lists inside an
+    action are in the canonical order that :meth:`Game.legal_actions` uses.
+Event
+    A dict with a ``"type"``. An event carrying hidden information names the
+    seats allowed to see it in ``"audience"`` (a list of seats); an event
+    without ``"audience"`` is public. :func:`events_for` filters a list of
+    events for one seat. A game that reveals a private fact to one seat emits
+    a public event without the secret and a private one with it.
+
+Schemas
+-------
+Each game ships ``schema.json`` beside its rules with three JSON Schemas:
+``options`` (an object; every property has a ``default``), ``actions`` (action
+type -> object schema, ``type`` given as a ``const``) and ``view`` (the object
+:meth:`Game.view` returns). The APIs build typed GraphQL types and the OpenAPI
+components from them, so they keep to a subset that both can express:
+
+* objects: ``properties``, ``required``, ``"additionalProperties": false`` and,
+  for every object below the root, a PascalCase ``title`` unique in the game;
+* arrays with ``items``; ``string``, ``integer``, ``number``, ``boolean``;
+  nullable as ``"type": ["integer", "null"]``;
+* string ``enum`` with a ``title`` (becomes a GraphQL enum) or without one
+  (a plain string);
+* no maps (``additionalProperties`` schemas), no ``oneOf``/``anyOf``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import jsonschema
+
+from .errors import IllegalAction, InvalidOptions, MalformedAction, MatchFinished, NotYourTurn
+
+State = dict[str, Any]
+Action = dict[str, Any]
+Event = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Variant:
+    id: str
+    title: str
+    description: str
+
+
+def load_data(package: str, name: str) -> Any:
+    """Load a JSON data file shipped inside a game's package."""
+    return json.loads(resources.files(package).joinpath(name).read_text(encoding="utf-8"))
+
+
+def clone(data: Any) -> Any:
+    """A deep copy of plain JSON data (dicts, lists, scalars)."""
+    if isinstance(data, dict):
+        return {k: clone(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [clone(v) for v in data]
+    return data
+
+
+def events_for(events: list[Event], seat: int | None) -> list[Event]:
+    """The events ``seat`` may see (``None``: a spectator), without ``audience``."""
+    visible = []
+    for event in events:
+        audience = event.get("audience")
+        if audience is None:
+            visible.append(event)
+        elif seat is not None and seat in audience:
+            visible.append({k: v for k, v in event.items() if k != "audience"})
+    return visible
+
+
+class Game:
+    """Base class of every game. Subclasses fill in the class attributes and
+    implement :meth:`setup`, :meth:`legal_actions`, :meth:`play`, :meth:`view`,
+    :meth:`to_act` and :meth:`result`."""
+
+    id: str = ""
+    title: str = ""
+    min_seats: int = 2
+    max_seats: int = 2
+    variants: tuple[Variant, ...] = ()
+    summary: str = ""
+    #: ``{"options": ..., "actions": {...}, "view": ...}``, see the module docstring.
+    schema: dict[str, Any] = {}
+
+    # -- to implement -------------------------------------------------------
+
+    def setup(self, options: dict[str, Any], seats: int, seed: int) -> State:
+        raise NotImplementedError
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]:
+        raise NotImplementedError
+
+    def play(self, state: State, seat: int, action: Action) -> list[Event]:
+        """Carry out a legal ``action`` on ``state`` in place; return its events.
+
+        Called by :meth:`apply` on a private copy, only with an action that
+        :meth:`is_legal` accepted, so it need not re-check legality.
+        """
+        raise NotImplementedError
+
+    def view(self, state: State, seat: int | None) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def to_act(self, state: State) -> set[int]:
+        raise NotImplementedError
+
+    def result(self, state: State) -> dict[str, Any] | None:
+        raise NotImplementedError
+
+    # -- may override -------------------------------------------------------
+
+    def is_legal(self, state: State, seat: int, action: Action) -> bool:
+        """Whether ``action`` is legal; by default, membership in the legal list."""
+        return action in self.legal_actions(state, seat)
+
+    def explain_illegal(self, state: State, seat: int, action: Action) -> str:
+        """A sentence telling the player why ``action`` is refused.
+
+        Override for friendlier reasons; it must not reveal hidden information.
+        """
+        return "That action is not allowed now; ask for the legal actions to see what is."
+
+    # -- provided -----------------------------------------------------------
+
+    @property
+    def action_schemas(self) -> dict[str, dict[str, Any]]:
+        return self.schema["actions"]
+
+    @property
+    def options_schema(self) -> dict[str, Any]:
+        return self.schema["options"]
+
+    @property
+    def view_schema(self) -> dict[str, Any]:
+        return self.schema["view"]
+
+    def variant_ids(self) -> list[str]:
+        return [v.id for v in self.variants]
+
+    def check_options(self, variant: str | None, options: dict[str, Any] | None, seats: int) -> dict[str, Any]:
+        """Validate a match's variant, options and seat count; return the full options.
+
+        Raises :class:`InvalidOptions` naming the first problem found.
+        """
+        if variant is None:
+            variant = self.variants[0].id
+        if variant not in self.variant_ids():
+            raise InvalidOptions(f"Unknown variant {variant!r}; {self.id} offers {', '.join(self.variant_ids())}.")
+        if not self.min_seats <= seats <= self.max_seats:
+            raise InvalidOptions(f"{self.title} is played by {self.min_seats} to {self.max_seats} players, not {seats}.")
+        options = dict(options or {})
+        error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(self.options_schema).iter_errors(options))
+        if error is not None:
+            where = "/".join(str(p) for p in error.absolute_path) or "options"
+            raise InvalidOptions(f"Invalid option at {where}: {error.message}")
+        for name, prop in self.options_schema.get("properties", {}).items():
+            if name not in options and "default" in prop:
+                options[name] = clone(prop["default"])
+        options["variant"] = variant
+        return options
+
+    def check_action(self, action: Any) -> Action:
+        """Check an action's shape against its JSON Schema; return it."""
+        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+            raise MalformedAction('An action is a JSON object with a "type" field.')
+        schema = self.action_schemas.get(action["type"])
+        if schema is None:
+            raise MalformedAction(
+                f"Unknown action type {action['type']!r}; {self.title} has {', '.join(sorted(self.action_schemas))}."
+            )
+        error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(action))
+        if error is not None:
+            where = "/".join(str(p) for p in error.absolute_path) or "action"
+            raise MalformedAction(f"Invalid {action['type']!r} action at {where}: {error.message}")
+        return action
+
+    def apply(self, state: State, seat: int, action: Any) -> tuple[State, list[Event]]:
+        """Apply ``seat``'s ``action``; return the new state and its events.
+
+        ``state`` is never modified. Raises :class:`MatchFinished`,
+        :class:`MalformedAction`, :class:`NotYourTurn` or :class:`IllegalAction`
+        (checked in that order) when the action is refused.
+        """
+        if self.result(state) is not None:
+            raise MatchFinished("The match is over.")
+        action = self.check_action(action)
+        if seat not in self.to_act(state):
+            raise NotYourTurn("It is not your turn to act.")
+        if not self.is_legal(state, seat, action):
+            raise IllegalAction(self.explain_illegal(state, seat, action))
+        new_state = clone(state)
+        events = self.play(new_state, seat, clone(action))
+        return new_state, events

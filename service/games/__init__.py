@@ -1,0 +1,1 @@
+"""The games Grimoire hosts, one package each, readable beside its rule book."""
