@@ -1,1 +1,9 @@
 """The games Grimoire hosts, one package each, readable beside its rule book."""
+
+from service.engine import Game
+
+
+def all_games() -> dict[str, Game]:
+    """Every hosted game by id, in the order they are listed to clients."""
+    games: list[Game] = []
+    return {game.id: game for game in games}

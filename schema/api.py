@@ -1,0 +1,301 @@
+"""The GraphQL schema: games, matches, seats and actions.
+
+:func:`build_schema` assembles it for a set of games, because the view and
+action types are generated per game (:mod:`schema.game_types`). Resolvers are
+thin: they call :class:`service.store.MatchStore` and turn its results and
+errors into GraphQL data. No game rules live here.
+
+The caller's seat comes from the bearer token in the ``Authorization`` header
+(``context["token"]``); without one, a caller is a spectator.
+"""
+
+import enum
+from typing import Annotated, Any, Optional, Union
+
+import strawberry
+from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, ParserCache, QueryDepthLimiter, ValidationCache
+from strawberry.scalars import JSON
+from strawberry.types import Info
+
+from service.engine import Game, RuleError
+from service.store import Match, MatchStore, StoreError
+
+from . import problems
+from .game_types import GameTypes, pascal
+
+
+def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int = 2000,
+                 max_aliases: int = 15) -> strawberry.Schema:
+    types = {game_id: GameTypes(game) for game_id, game in games.items()}
+
+    GameView = Annotated[
+        Union[tuple(t.view_type for t in types.values())],
+        strawberry.union("GameView", description="The view of a match, typed by game."),
+    ]
+    GameAction = Annotated[
+        Union[tuple(cls for t in types.values() for cls in t.action_types.values())],
+        strawberry.union("GameAction", description="An action, typed by game; send it back verbatim."),
+    ]
+    action_input_fields = {}
+    for game_id, t in types.items():
+        field = pascal(game_id)
+        field = field[0].lower() + field[1:]
+        action_input_fields[field] = (game_id, t)
+    ActionInput = strawberry.input(
+        type("ActionInput", (), {
+            "__annotations__": {name: Optional[t.action_input] for name, (_, t) in action_input_fields.items()},
+            **{name: strawberry.field(default=strawberry.UNSET, description=f"An action of {t.game.title}.")
+               for name, (_, t) in action_input_fields.items()},
+        }),
+        name="ActionInput", one_of=True,
+        description="An action: exactly one field, named after the match's game.",
+    )
+
+    def action_from_input(value: Any) -> tuple[str, dict]:
+        """The game id and the plain JSON action of an ``ActionInput``."""
+        for name, (game_id, t) in action_input_fields.items():
+            given = getattr(value, name, strawberry.UNSET)
+            if given is not strawberry.UNSET and given is not None:
+                return game_id, t.from_input(given)
+        raise RuleError("ActionInput needs exactly one field.", code="malformed_action")
+
+    @strawberry.type(description="A way to play a game.")
+    class Variant:
+        id: str
+        title: str
+        description: str
+
+    @strawberry.type(name="Game", description="A game Grimoire hosts.")
+    class GameInfo:
+        id: strawberry.ID
+        title: str
+        min_seats: int
+        max_seats: int
+        variants: list[Variant]
+        summary: str
+        options_schema: JSON = strawberry.field(description="JSON Schema of the match options.")
+        action_schemas: JSON = strawberry.field(description="JSON Schema of each action type.")
+        view_schema: JSON = strawberry.field(description="JSON Schema of a seat's view.")
+
+    def game_info(game: Game) -> GameInfo:
+        return GameInfo(
+            id=game.id, title=game.title, min_seats=game.min_seats, max_seats=game.max_seats,
+            variants=[Variant(id=v.id, title=v.title, description=v.description) for v in game.variants],
+            summary=game.summary, options_schema=game.options_schema, action_schemas=game.action_schemas,
+            view_schema=game.view_schema,
+        )
+
+    @strawberry.type(description="A seat at the table.")
+    class Seat:
+        seat: int
+        name: Optional[str]
+        joined: bool
+
+    @strawberry.type(description="How a finished match ended.")
+    class Result:
+        winners: list[int]
+        scores: Optional[list[float]]
+        reason: str
+
+    @strawberry.type(description="An accepted action, as the reader's seat may see it.")
+    class HistoryEntry:
+        version: int
+        seat: int
+        action: Optional[GameAction] = strawberry.field(description="Shown only to the seat that acted.")
+        events: list[JSON]
+
+    MatchStatusEnum = strawberry.enum(
+        enum.Enum("MatchStatus", {"waiting": "waiting", "active": "active", "finished": "finished"}),
+        name="MatchStatus", description="waiting: seats still open; active: being played; finished: over.")
+
+    @strawberry.type(name="Match", description="A match, as the caller's seat (or a spectator) may see it.")
+    class MatchType:
+        record: strawberry.Private[Match]
+        my_seat: Optional[int] = strawberry.field(description="The caller's seat; null for a spectator.")
+
+        @strawberry.field
+        def id(self) -> strawberry.ID:
+            return strawberry.ID(self.record.id)
+
+        @strawberry.field
+        def game(self) -> GameInfo:
+            return game_info(self.record.game)
+
+        @strawberry.field
+        def variant(self) -> str:
+            return self.record.variant
+
+        @strawberry.field(description="Starts at 0 and grows by one per accepted action.")
+        def version(self) -> int:
+            return self.record.version
+
+        @strawberry.field
+        def status(self) -> MatchStatusEnum:
+            return MatchStatusEnum(self.record.status)
+
+        @strawberry.field
+        def options(self) -> JSON:
+            return self.record.options
+
+        @strawberry.field(description="The seed, revealed once the match is finished (it would reveal hidden cards).")
+        def seed(self) -> Optional[str]:
+            return str(self.record.seed) if self.record.status == "finished" else None
+
+        @strawberry.field
+        def seats(self) -> list[Seat]:
+            return [Seat(seat=s.index, name=s.name, joined=s.joined) for s in self.record.seats]
+
+        @strawberry.field(description="The seats the game waits on.")
+        def to_act(self) -> list[int]:
+            return self.record.acting
+
+        @strawberry.field
+        def result(self) -> Optional[Result]:
+            r = self.record.result
+            return None if r is None else Result(winners=r["winners"], scores=r.get("scores"), reason=r["reason"])
+
+        @strawberry.field
+        def view(self) -> GameView:
+            return types[self.record.game.id].to_view(self.record.view(self.my_seat))
+
+        @strawberry.field(description="Every action the caller's seat may take now.")
+        def legal_actions(self) -> list[GameAction]:
+            t = types[self.record.game.id]
+            return [t.to_action(a) for a in self.record.legal_actions(self.my_seat)]
+
+        @strawberry.field(description="Accepted actions after version `after`, as the caller may see them.")
+        async def history(self, info: Info, after: int = 0, limit: int = 100) -> list[HistoryEntry]:
+            store: MatchStore = info.context["store"]
+            t = types[self.record.game.id]
+            entries = await store.history(self.record.id, self.my_seat, after=max(after, 0),
+                                          limit=min(max(limit, 1), 1000))
+            return [HistoryEntry(version=e.version, seat=e.seat,
+                                 action=t.to_action(e.action) if e.action is not None else None, events=e.events)
+                    for e in entries]
+
+    @strawberry.type(description="The match was created.")
+    class MatchCreated:
+        match: MatchType
+
+    @strawberry.type(description="You hold the seat. Keep the token: it is shown once and acts for this seat.")
+    class SeatJoined:
+        seat: int
+        token: str
+        match: MatchType
+
+    @strawberry.type(description="The action was accepted.")
+    class ActionAccepted:
+        version: int
+        events: list[JSON]
+        match: MatchType
+        duplicate: bool = strawberry.field(description="True when this repeats an earlier idempotent request.")
+
+    def union(name: str, *members: type) -> Any:
+        return Annotated[Union[members], strawberry.union(name)]
+
+    P = problems
+    MatchLookup = union("MatchLookup", MatchType, P.MatchNotFound, P.InvalidToken)
+    CreateMatchResult = union("CreateMatchResult", MatchCreated, P.UnknownGame, P.InvalidOptions)
+    JoinMatchResult = union("JoinMatchResult", SeatJoined, P.MatchNotFound, P.SeatTaken, P.MatchFull, P.NoSuchSeat)
+    SubmitActionResult = union(
+        "SubmitActionResult", ActionAccepted, P.VersionConflict, P.NotYourTurn, P.IllegalAction,
+        P.MalformedAction, P.MatchFinished, P.MatchNotStarted, P.MatchNotFound, P.TokenRequired, P.InvalidToken,
+        P.IdempotencyKeyReused)
+
+    @strawberry.input
+    class CreateMatchInput:
+        game: strawberry.ID
+        variant: Optional[str] = None
+        seats: Optional[int] = strawberry.field(default=None, description="Number of seats; the game's minimum if absent.")
+        seed: Optional[str] = strawberry.field(default=None, description="A decimal seed for reproducible matches.")
+        options: Optional[JSON] = strawberry.field(default=None, description="Match options, per the game's optionsSchema.")
+
+    @strawberry.input
+    class JoinMatchInput:
+        match_id: strawberry.ID
+        name: str
+        seat: Optional[int] = strawberry.field(default=None, description="A seat number; the lowest free one if absent.")
+
+    @strawberry.input
+    class SubmitActionInput:
+        match_id: strawberry.ID
+        expected_version: int = strawberry.field(description="The version you read; a stale one is a VersionConflict.")
+        action: ActionInput
+        idempotency_key: Optional[str] = strawberry.field(
+            default=None, description="Repeat a request with the same key to get its first outcome again.")
+
+    @strawberry.type
+    class Query:
+        @strawberry.field(description="Every game Grimoire hosts.")
+        def games(self) -> list[GameInfo]:
+            return [game_info(g) for g in games.values()]
+
+        @strawberry.field
+        def game(self, id: strawberry.ID) -> Optional[GameInfo]:
+            return game_info(games[id]) if id in games else None
+
+        @strawberry.field(description="A match, viewed by the seat of the bearer token (none: a spectator).")
+        async def match(self, info: Info, id: strawberry.ID) -> MatchLookup:
+            store: MatchStore = info.context["store"]
+            try:
+                record = await store.get(id)
+                seat = store.authenticate(record, info.context["token"])
+            except StoreError as error:
+                return problems.problem_for(error)
+            return MatchType(record=record, my_seat=seat)
+
+    @strawberry.type
+    class Mutation:
+        @strawberry.mutation(description="Create a match; then join its seats.")
+        async def create_match(self, info: Info, input: CreateMatchInput) -> CreateMatchResult:
+            store: MatchStore = info.context["store"]
+            seed = None
+            if input.seed is not None:
+                if not input.seed.isdigit() or len(input.seed) > 19:
+                    return problems.InvalidOptions(code="invalid_options",
+                                                   message="seed must be a decimal integer below 2**63.")
+                seed = int(input.seed) & ((1 << 63) - 1)
+            options = input.options
+            if options is not None and not isinstance(options, dict):
+                return problems.InvalidOptions(code="invalid_options", message="options must be a JSON object.")
+            try:
+                record = await store.create(input.game, variant=input.variant, options=options,
+                                            seats=input.seats, seed=seed)
+            except (RuleError, StoreError) as error:
+                return problems.problem_for(error)
+            return MatchCreated(match=MatchType(record=record, my_seat=None))
+
+        @strawberry.mutation(description="Take a seat; returns its bearer token, shown once.")
+        async def join_match(self, info: Info, input: JoinMatchInput) -> JoinMatchResult:
+            store: MatchStore = info.context["store"]
+            try:
+                record, seat, token = await store.join(input.match_id, input.name, input.seat)
+            except StoreError as error:
+                return problems.problem_for(error)
+            return SeatJoined(seat=seat, token=token, match=MatchType(record=record, my_seat=seat))
+
+        @strawberry.mutation(description="Submit one of your legal actions at the version you read.")
+        async def submit_action(self, info: Info, input: SubmitActionInput) -> SubmitActionResult:
+            store: MatchStore = info.context["store"]
+            try:
+                game_id, action = action_from_input(input.action)
+                accepted = await store.submit(input.match_id, info.context["token"], input.expected_version,
+                                              action, input.idempotency_key, game_id=game_id)
+            except (RuleError, StoreError) as error:
+                return problems.problem_for(error)
+            return ActionAccepted(version=accepted.version, events=accepted.events_for(accepted.seat),
+                                  match=MatchType(record=accepted.match, my_seat=accepted.seat),
+                                  duplicate=accepted.duplicate)
+
+    return strawberry.Schema(
+        query=Query,
+        mutation=Mutation,
+        types=list(problems.ALL),
+        extensions=[
+            lambda: ParserCache(maxsize=256),
+            lambda: ValidationCache(maxsize=256),
+            lambda: QueryDepthLimiter(max_depth=max_depth),
+            lambda: MaxTokensLimiter(max_token_count=max_tokens),
+            lambda: MaxAliasesLimiter(max_alias_count=max_aliases),
+        ],
+    )

@@ -1,0 +1,171 @@
+"""``create_app(settings)``: the Starlette application, wired explicitly.
+
+Mounted here: GraphQL at ``/graphql`` (GraphiQL in a browser), REST under
+``/v1``, the OpenAPI document at ``/openapi.yaml`` with a docs page at
+``/docs``, ``/healthz`` (the process is up) and ``/readyz`` (Redis answers).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from pathlib import Path
+
+import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError, TimeoutError as RedisTimeoutError
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+
+from schema import GraphQLApp, build_schema
+from service.engine import Game
+from service.games import all_games
+from service.rest import routes as rest_routes
+from service.rest.problems import problem
+from service.settings import Settings
+from service.store import MatchStore
+from service.store.embedded import EmbeddedRedis
+
+log = logging.getLogger("grimoire")
+
+OPENAPI_PATH = Path(__file__).resolve().parent.parent / "openapi" / "openapi.yaml"
+
+DOCS_PAGE = """<!doctype html>
+<html><head><title>Grimoire REST API</title><meta charset="utf-8">
+<link rel="stylesheet" href="https://unpkg.com/swagger-ui-dist@5/swagger-ui.css"></head>
+<body><div id="ui"></div>
+<script src="https://unpkg.com/swagger-ui-dist@5/swagger-ui-bundle.js"></script>
+<script>SwaggerUIBundle({url: "/openapi.yaml", dom_id: "#ui"});</script>
+</body></html>"""
+
+
+class BodySizeLimit:
+    """Refuse request bodies larger than ``limit`` bytes with a 413 problem."""
+
+    def __init__(self, app, limit: int):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        declared = dict(scope.get("headers", ())).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            return await self._refuse(scope, receive, send)
+        received = 0
+
+        async def limited_receive():
+            nonlocal received
+            message = await receive()
+            received += len(message.get("body", b""))
+            if received > self.limit:
+                raise _TooLarge()
+            return message
+
+        try:
+            await self.app(scope, limited_receive, send)
+        except _TooLarge:
+            await self._refuse(scope, receive, send)
+
+    async def _refuse(self, scope, receive, send):
+        response = problem("payload_too_large", f"Request bodies are limited to {self.limit} bytes.")
+        await response(scope, receive, send)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+async def healthz(request: Request) -> Response:
+    return JSONResponse({"status": "ok"})
+
+
+async def readyz(request: Request) -> Response:
+    try:
+        await request.app.state.store.ping()
+    except (RedisConnectionError, RedisTimeoutError, OSError):
+        return problem("service_unavailable", "Redis is not reachable.", headers={"Retry-After": "1"})
+    return JSONResponse({"status": "ready"})
+
+
+async def openapi_document(request: Request) -> Response:
+    return Response(OPENAPI_PATH.read_bytes(), media_type="application/yaml")
+
+
+async def docs_page(request: Request) -> Response:
+    return HTMLResponse(DOCS_PAGE)
+
+
+async def _http_error(request: Request, exc: HTTPException) -> Response:
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "malformed_request")
+    return problem(code, exc.detail or "The request was refused.")
+
+
+async def _redis_down(request: Request, exc: Exception) -> Response:
+    log.warning("redis unavailable: %s", type(exc).__name__)
+    return problem("service_unavailable", "The match store is unavailable; try again shortly.",
+                   headers={"Retry-After": "1"})
+
+
+async def _internal_error(request: Request, exc: Exception) -> Response:
+    log.exception("unhandled error on %s %s", request.method, request.url.path)
+    return problem("internal_error", "Something went wrong on our side; it has been logged.")
+
+
+def create_app(settings: Settings | None = None, *, games: dict[str, Game] | None = None) -> Starlette:
+    """The Grimoire ASGI application.
+
+    With ``settings.redis_url`` empty, an embedded redis-server is started
+    under ``settings.data_dir`` for the life of the application.
+    """
+    settings = settings or Settings.from_env()
+    games = all_games() if games is None else games
+    schema = build_schema(games, max_depth=settings.graphql_max_depth, max_tokens=settings.graphql_max_tokens,
+                          max_aliases=settings.graphql_max_aliases)
+    graphql = GraphQLApp(schema)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette):
+        embedded = None
+        url = settings.redis_url
+        if not url:
+            embedded = EmbeddedRedis(settings.data_dir)
+            url = embedded.url
+            log.info("no REDIS_URL: started an embedded Redis at %s", url)
+        client = aioredis.Redis.from_url(url, decode_responses=True, socket_timeout=5, socket_connect_timeout=2,
+                                         health_check_interval=10)
+        app.state.redis_url = url
+        app.state.store = MatchStore(client, games, prefix=settings.key_prefix,
+                                     finished_ttl=settings.finished_ttl, idle_ttl=settings.idle_ttl,
+                                     idempotency_ttl=settings.idempotency_ttl)
+        try:
+            yield
+        finally:
+            await client.aclose()
+            if embedded is not None:
+                embedded.stop()
+
+    app = Starlette(
+        routes=[
+            *rest_routes,
+            Route("/graphql", graphql, methods=["GET", "POST"]),
+            WebSocketRoute("/graphql", graphql),
+            Route("/healthz", healthz, methods=["GET"]),
+            Route("/readyz", readyz, methods=["GET"]),
+            Route("/openapi.yaml", openapi_document, methods=["GET"]),
+            Route("/docs", docs_page, methods=["GET"]),
+        ],
+        exception_handlers={
+            HTTPException: _http_error,
+            RedisConnectionError: _redis_down,
+            RedisTimeoutError: _redis_down,
+            Exception: _internal_error,
+        },
+        lifespan=lifespan,
+    )
+    app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
+    app.state.settings = settings
+    app.state.games = games
+    return app

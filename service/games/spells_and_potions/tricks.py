@@ -1,0 +1,154 @@
+"""One trick: which cards may be laid, and who wins it for how many points.
+
+Rule book (004_3d98a563beabace2.txt), "Basic Play":
+
+    Rule #2: You must play a card from the element (suit) that was led for
+    that trick (round), if you have one.
+    Rule #3: If and only if you cannot follow the lead element, you may play a
+    card from any other element including Trump (Fire).
+    Rule #4: A Spell and Potions Card may be played at any time it is your
+    turn, even if you have a card of the lead element.
+    Rule #5: The highest card of the element led wins the trick unless a trump
+    is laid in which case the highest trump wins the trick. (If all the cards
+    in a trick are Spells and Potions Cards, then the leader of the trick
+    wins.)
+
+and "Partners combine the points from their tricks, which are worth 10 points
+each plus or minus any Potions Points."
+
+A trick is a list of ``[post, card]`` pairs in the order they were laid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .deck import effect_of, element_of, is_spell, rank_of, spell_of
+from .table import team_of
+
+#: "Trick Points - Points given to the winning wizard at the end of each trick";
+#: "worth 10 points each".
+TRICK_POINTS = 10
+
+
+def led_element(trick: list[list]) -> str | None:
+    """The element that was led: that of the first Element Card laid.
+
+    Rule #4 lets the leader open with a Spells and Potions Card, and the rule
+    book never says what is "led" then; the first Element Card laid sets the
+    element to follow. House rule, docs/rules.
+    """
+    for _post, card in trick:
+        element = element_of(card)
+        if element is not None:
+            return element
+    return None
+
+
+def playable_cards(hand: list[str], trick: list[list]) -> list[str]:
+    """The cards of ``hand`` that may be laid on ``trick`` (Rules #2 to #4).
+
+    "Each card should be of a higher number than the previously laid card" in
+    the Getting Started list is advice, not a constraint; follow-suit is the
+    rule (DESIGN.md house rule).
+    """
+    led = led_element(trick)
+    if led is None:
+        return list(hand)
+    following = [card for card in hand if element_of(card) == led]
+    if not following:
+        return list(hand)  # Rule #3: any element, trump included, or a spell
+    return [card for card in hand if element_of(card) == led or is_spell(card)]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Who won a trick, what it was worth, and what its spells did."""
+
+    winner: int  # the post that won
+    points: int  # trick points plus potion points
+    potion_points: int
+    rule: str  # "highest", "lowest" (Reverse) or "shield": which ranking decided
+    choose_trump: bool  # a Larfor's Trump Choice was laid
+    name_leader: bool  # a Merlin's New Apprentice was laid
+
+
+def ranking_spell(trick: list[list]) -> str | None:
+    """The ranking spell in force: "reverse", "shield" or None.
+
+    Pranxtor's Fiery Reverse ("The lowest ranking card of the lead suit wins")
+    and Jaype's Trump Shield ("The highest ranking card of the lead suit wins")
+    contradict each other; "When two spells in one trick contradict each other,
+    the one played later wins." (DESIGN.md house rule). Two copies of the same
+    spell agree, so the second changes nothing.
+    """
+    rule = None
+    for _post, card in trick:
+        effect = effect_of(card)
+        if effect in ("reverse", "shield"):
+            rule = effect
+    return rule
+
+
+def blast_bonus(trick: list[list], *, blast_stacks: bool) -> list[float]:
+    """Rank bonus per team from Merlin's Power Blast: "Adds 2 1/2 points to the
+    rank of your team's Element Cards" -- the team of the hand that laid it, for
+    this trick only. Two Blasts of one team add 5 unless the ``blast_stacks``
+    option is off (then a team's second Blast adds nothing). Blasts of opposite
+    teams do not contradict: each lifts its own team's cards."""
+    bonus = [0.0, 0.0]
+    for post, card in trick:
+        if effect_of(card) == "blast":
+            team = team_of(post)
+            if blast_stacks or bonus[team] == 0:
+                bonus[team] += spell_of(card).rank_bonus
+    return bonus
+
+
+def resolve(trick: list[list], trump: str | None, *, blast_stacks: bool = True,
+            reverse_keeps_trumps: bool = False) -> Outcome:
+    """Decide a complete trick (Rule #5 as changed by the spells in it).
+
+    * Only Element Cards win ("only an Element Card can win a trick"); a trick
+      of Spells and Potions Cards alone goes to its leader (Rule #5).
+    * Which cards compete: the trumps if any fell, else the led element.
+      Jaype's Trump Shield makes the led element compete "regardless of whether
+      a trump has been played". Pranxtor's Fiery Reverse says "The lowest
+      ranking card of the lead suit wins", so by default it too looks at the
+      led element only; with the ``reverse_keeps_trumps`` option a fallen trump
+      still beats the led element and the lowest trump wins.
+    * Ranks count Power Blast bonuses. Equal ranks (possible only with two
+      Blasts stacked on one team) go to the card laid first: a later card must
+      beat the card holding the trick, not equal it. House rule, docs/rules.
+    """
+    leader = trick[0][0]
+    potion_points = sum(spell_of(card).potion_points for _post, card in trick if is_spell(card))
+    effects = {effect_of(card) for _post, card in trick}
+    rule = ranking_spell(trick)
+    elements = [(post, card) for post, card in trick if element_of(card) is not None]
+
+    if not elements:
+        winner = leader
+    else:
+        led = element_of(elements[0][1])
+        trumps = [(post, card) for post, card in elements if trump is not None and element_of(card) == trump]
+        if rule == "shield" or (rule == "reverse" and not reverse_keeps_trumps) or not trumps:
+            competing = [(post, card) for post, card in elements if element_of(card) == led]
+        else:
+            competing = trumps
+        bonus = blast_bonus(trick, blast_stacks=blast_stacks)
+        sign = -1 if rule == "reverse" else 1
+        winner, best = None, None
+        for post, card in competing:  # in the order laid, so ties stay with the first
+            strength = sign * (rank_of(card) + bonus[team_of(post)])
+            if best is None or strength > best:
+                winner, best = post, strength
+
+    return Outcome(
+        winner=winner,
+        points=TRICK_POINTS + potion_points,
+        potion_points=potion_points,
+        rule={"reverse": "lowest", "shield": "shield"}.get(rule, "highest"),
+        choose_trump="choose_trump" in effects,
+        name_leader="name_leader" in effects,
+    )

@@ -1,0 +1,271 @@
+"""The OpenAPI 3.1 description of the REST API, built from the hosted games.
+
+The per-game view and action schemas come from each game's ``schema.json``,
+so the typed clients front-end developers generate know every game's shapes.
+``grimoire export-schema`` writes the result to ``openapi/openapi.yaml``; a
+test fails when that file is stale.
+"""
+
+from typing import Any
+
+from service.engine import Game
+
+from .problems import STATUS
+
+
+def _pascal(game_id: str) -> str:
+    return "".join(part.capitalize() for part in game_id.replace("_", "-").split("-"))
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _problem_responses(*codes: str) -> dict[str, Any]:
+    responses: dict[str, Any] = {}
+    for code in codes:
+        status = str(STATUS[code])
+        entry = responses.setdefault(status, {"description": "", "content": {
+            "application/problem+json": {"schema": _ref("Problem")}}})
+        entry["description"] = ", ".join(filter(None, [entry["description"], code]))
+    return responses
+
+
+_MATCH_ID = {"name": "match_id", "in": "path", "required": True,
+             "schema": {"type": "string", "minLength": 1, "maxLength": 64}}
+_AUTH = [{}, {"seatToken": []}]
+_COMMON = ("malformed_request", "payload_too_large", "service_unavailable")
+
+
+def _json(schema: dict, description: str, headers: dict | None = None) -> dict:
+    response = {"description": description, "content": {"application/json": {"schema": schema}}}
+    if headers:
+        response["headers"] = headers
+    return response
+
+
+_ETAG = {"ETag": {"description": "The match version, quoted.", "schema": {"type": "string"}}}
+
+
+def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
+    views, actions = [], []
+    schemas: dict[str, Any] = {}
+    for game in games.values():
+        prefix = _pascal(game.id)
+        schemas[f"{prefix}View"] = game.view_schema
+        views.append(_ref(f"{prefix}View"))
+        for action_type, schema in sorted(game.action_schemas.items()):
+            name = f"{prefix}{_pascal(action_type)}Action"
+            schemas[name] = schema
+            actions.append(_ref(name))
+    any_of = lambda refs: {"oneOf": refs} if refs else {"type": "object"}  # noqa: E731
+
+    schemas.update({
+        "Problem": {
+            "type": "object", "description": "RFC 9457 problem details with a machine code.",
+            "required": ["type", "title", "status", "detail", "code"],
+            "properties": {
+                "type": {"type": "string"}, "title": {"type": "string"}, "status": {"type": "integer"},
+                "detail": {"type": "string"}, "code": {"type": "string", "enum": sorted(STATUS)},
+                "current_version": {"type": "integer", "description": "With version_conflict."},
+                "errors": {"type": "object", "description": "With malformed_request: the invalid fields."},
+            },
+        },
+        "Variant": {"type": "object", "required": ["id", "title", "description"],
+                    "properties": {"id": {"type": "string"}, "title": {"type": "string"},
+                                   "description": {"type": "string"}}},
+        "Game": {
+            "type": "object",
+            "required": ["id", "title", "min_seats", "max_seats", "variants", "summary", "options_schema",
+                         "action_schemas", "view_schema"],
+            "properties": {
+                "id": {"type": "string"}, "title": {"type": "string"}, "min_seats": {"type": "integer"},
+                "max_seats": {"type": "integer"}, "variants": {"type": "array", "items": _ref("Variant")},
+                "summary": {"type": "string"}, "options_schema": {"type": "object"},
+                "action_schemas": {"type": "object"}, "view_schema": {"type": "object"},
+            },
+        },
+        "GameList": {"type": "object", "required": ["games"],
+                     "properties": {"games": {"type": "array", "items": _ref("Game")}}},
+        "Seat": {"type": "object", "required": ["seat", "name", "joined"],
+                 "properties": {"seat": {"type": "integer"}, "name": {"type": ["string", "null"]},
+                                "joined": {"type": "boolean"}}},
+        "Result": {"type": ["object", "null"], "required": ["winners", "reason"],
+                   "properties": {"winners": {"type": "array", "items": {"type": "integer"}},
+                                  "scores": {"type": ["array", "null"], "items": {"type": "number"}},
+                                  "reason": {"type": "string"}}},
+        "GameView": any_of(views),
+        "GameAction": any_of(actions),
+        "Match": {
+            "type": "object",
+            "required": ["id", "game", "variant", "version", "status", "options", "seed", "seats", "to_act",
+                         "my_seat", "result", "view"],
+            "properties": {
+                "id": {"type": "string"}, "game": {"type": "string"}, "variant": {"type": "string"},
+                "version": {"type": "integer", "minimum": 0},
+                "status": {"type": "string", "enum": ["waiting", "active", "finished"]},
+                "options": {"type": "object"},
+                "seed": {"type": ["integer", "null"], "description": "Revealed once the match is finished."},
+                "seats": {"type": "array", "items": _ref("Seat")},
+                "to_act": {"type": "array", "items": {"type": "integer"}},
+                "my_seat": {"type": ["integer", "null"]},
+                "result": _ref("Result"),
+                "view": _ref("GameView"),
+            },
+        },
+        "CreateMatch": {
+            "type": "object", "required": ["game"], "additionalProperties": False,
+            "properties": {
+                "game": {"type": "string", "minLength": 1, "maxLength": 64,
+                         "examples": list(games)[:1] or ["casting-stones"]},
+                "variant": {"type": "string", "minLength": 1, "maxLength": 64},
+                "seats": {"type": "integer", "minimum": 1, "maximum": 16},
+                "seed": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
+                "options": {"type": "object"},
+            },
+        },
+        "JoinSeat": {
+            "type": "object", "required": ["name"], "additionalProperties": False,
+            "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 64},
+                           "seat": {"type": "integer", "minimum": 0, "maximum": 15}},
+        },
+        "SeatJoined": {
+            "type": "object", "required": ["seat", "token", "match"],
+            "properties": {"seat": {"type": "integer"},
+                           "token": {"type": "string", "description": "The seat's bearer token, shown once."},
+                           "match": _ref("Match")},
+        },
+        "SubmitAction": {
+            "type": "object", "required": ["action"], "additionalProperties": False,
+            "properties": {"action": _ref("GameAction")},
+        },
+        "ActionAccepted": {
+            "type": "object", "required": ["version", "events", "duplicate", "match"],
+            "properties": {"version": {"type": "integer"}, "events": {"type": "array", "items": {"type": "object"}},
+                           "duplicate": {"type": "boolean"}, "match": _ref("Match")},
+        },
+        "LegalActions": {
+            "type": "object", "required": ["version", "seat", "actions"],
+            "properties": {"version": {"type": "integer"}, "seat": {"type": ["integer", "null"]},
+                           "actions": {"type": "array", "items": _ref("GameAction")}},
+        },
+        "HistoryEntry": {
+            "type": "object", "required": ["version", "seat", "action", "events", "at"],
+            "properties": {"version": {"type": "integer"}, "seat": {"type": "integer"},
+                           "action": {"oneOf": [{"type": "null"}, _ref("GameAction")],
+                                      "description": "Shown only to the seat that acted."},
+                           "events": {"type": "array", "items": {"type": "object"}},
+                           "at": {"type": "integer", "description": "Milliseconds since the epoch."}},
+        },
+        "History": {"type": "object", "required": ["entries"],
+                    "properties": {"entries": {"type": "array", "items": _ref("HistoryEntry")}}},
+    })
+
+    paths = {
+        "/v1/games": {"get": {
+            "operationId": "listGames", "summary": "Every hosted game, with its variants and JSON Schemas.",
+            "responses": {"200": _json(_ref("GameList"), "The games."), **_problem_responses(*_COMMON)},
+        }},
+        "/v1/games/{game_id}": {"get": {
+            "operationId": "getGame", "summary": "One game.",
+            "parameters": [{"name": "game_id", "in": "path", "required": True,
+                            "schema": {"type": "string", "minLength": 1}}],
+            "responses": {"200": _json(_ref("Game"), "The game."),
+                          **_problem_responses("unknown_game", *_COMMON)},
+        }},
+        "/v1/matches": {"post": {
+            "operationId": "createMatch", "summary": "Create a match; then join its seats.",
+            "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("CreateMatch")}}},
+            "responses": {
+                "201": {**_json(_ref("Match"), "The match, seen by a spectator.", _ETAG),
+                        "links": {
+                            "JoinSeat": {"operationId": "joinSeat", "parameters": {"match_id": "$response.body#/id"}},
+                            "GetMatch": {"operationId": "getMatch", "parameters": {"match_id": "$response.body#/id"}},
+                        }},
+                **_problem_responses("unknown_game", "invalid_options", "unsupported_media_type", *_COMMON),
+            },
+        }},
+        "/v1/matches/{match_id}": {"get": {
+            "operationId": "getMatch", "summary": "A match as your seat (or a spectator) sees it.",
+            "parameters": [_MATCH_ID], "security": _AUTH,
+            "responses": {"200": _json(_ref("Match"), "The match.", _ETAG),
+                          **_problem_responses("match_not_found", "invalid_token", *_COMMON)},
+        }},
+        "/v1/matches/{match_id}/seats": {"post": {
+            "operationId": "joinSeat", "summary": "Take a seat; the response carries its token, shown once.",
+            "parameters": [_MATCH_ID],
+            "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("JoinSeat")}}},
+            "responses": {
+                "201": {**_json(_ref("SeatJoined"), "The seat and its token.", _ETAG),
+                        "links": {"SubmitAction": {"operationId": "submitAction",
+                                                   "parameters": {"match_id": "$request.path.match_id"}}}},
+                **_problem_responses("match_not_found", "seat_taken", "match_full", "no_such_seat",
+                                     "unsupported_media_type", *_COMMON),
+            },
+        }},
+        "/v1/matches/{match_id}/legal-actions": {"get": {
+            "operationId": "legalActions", "summary": "Every action your seat may take now.",
+            "parameters": [_MATCH_ID], "security": _AUTH,
+            "responses": {"200": _json(_ref("LegalActions"), "The legal actions.", _ETAG),
+                          **_problem_responses("match_not_found", "invalid_token", *_COMMON)},
+        }},
+        "/v1/matches/{match_id}/actions": {"post": {
+            "operationId": "submitAction",
+            "summary": "Submit one of your legal actions, at the version you read (If-Match).",
+            "parameters": [
+                _MATCH_ID,
+                {"name": "If-Match", "in": "header", "required": True,
+                 "description": 'The match version you read, as its ETag: "3".',
+                 "schema": {"type": "string", "pattern": '^"[0-9]{1,18}"$'}},
+                {"name": "Idempotency-Key", "in": "header", "required": False,
+                 "description": "Repeat a request with the same key to get its first outcome again.",
+                 "schema": {"type": "string", "minLength": 1, "maxLength": 255}},
+            ],
+            "security": [{"seatToken": []}],
+            "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("SubmitAction")}}},
+            "responses": {
+                "200": _json(_ref("ActionAccepted"), "The action was accepted.", _ETAG),
+                **_problem_responses("token_required", "invalid_token", "match_not_found", "not_your_turn",
+                                     "match_finished", "match_not_started", "version_conflict", "illegal_action",
+                                     "malformed_action", "idempotency_key_reused", "precondition_required",
+                                     "unsupported_media_type", *_COMMON),
+            },
+        }},
+        "/v1/matches/{match_id}/history": {"get": {
+            "operationId": "matchHistory", "summary": "Accepted actions after a version, as your seat may see them.",
+            "parameters": [
+                _MATCH_ID,
+                {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "default": 0}},
+                {"name": "limit", "in": "query",
+                 "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}},
+            ],
+            "security": _AUTH,
+            "responses": {"200": _json(_ref("History"), "The history.", _ETAG),
+                          **_problem_responses("match_not_found", "invalid_token", *_COMMON)},
+        }},
+        "/healthz": {"get": {
+            "operationId": "healthz", "summary": "The process is up.",
+            "responses": {"200": _json({"type": "object"}, "Up.")},
+        }},
+        "/readyz": {"get": {
+            "operationId": "readyz", "summary": "Redis answers.",
+            "responses": {"200": _json({"type": "object"}, "Ready."),
+                          **_problem_responses("service_unavailable")},
+        }},
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Grimoire REST API",
+            "version": "1.0.0",
+            "description": "The REST mirror of Grimoire's GraphQL API (/graphql). Errors are "
+                           "application/problem+json with machine codes shared with GraphQL.",
+        },
+        "servers": [{"url": "/"}],
+        "paths": paths,
+        "components": {
+            "schemas": schemas,
+            "securitySchemes": {"seatToken": {"type": "http", "scheme": "bearer",
+                                              "description": "The token returned when joining a seat."}},
+        },
+    }

@@ -1,0 +1,192 @@
+"""The REST mirror of the GraphQL API, under ``/v1``.
+
+Resources: games, matches, seats, legal actions, actions and history. The
+match version is the ``ETag``; a write takes ``If-Match`` and a stale one gets
+``412``. Expected failures are ``application/problem+json`` with the same
+machine codes as GraphQL. Handlers only translate HTTP to
+:class:`service.store.MatchStore` calls and back: no rules live here.
+"""
+
+import json
+import re
+from typing import Any
+
+from marshmallow import ValidationError
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from service.engine import Game, RuleError
+from service.store import Match, MatchStore, StoreError, VersionConflict, bearer_token
+
+from .problems import problem
+from .schemas import CreateMatchBody, JoinSeatBody, SubmitActionBody
+
+_ETAG = re.compile(r'^\s*(?:W/)?"?(\d{1,18})"?\s*$')
+
+
+def _store(request: Request) -> MatchStore:
+    return request.app.state.store
+
+
+def _token(request: Request) -> str | None:
+    return bearer_token(request.headers.get("authorization"))
+
+
+def _error(error: RuleError | StoreError) -> Response:
+    if isinstance(error, VersionConflict):
+        return problem(error.code, error.message, current_version=error.current_version,
+                       headers={"ETag": f'"{error.current_version}"'})
+    headers = {"WWW-Authenticate": "Bearer"} if error.code in {"token_required", "invalid_token"} else None
+    return problem(error.code, error.message, headers=headers)
+
+
+async def _body(request: Request, schema) -> dict[str, Any] | Response:
+    """The JSON body checked against a marshmallow schema, or a problem response."""
+    content_type = request.headers.get("content-type", "")
+    if content_type and "json" not in content_type:
+        return problem("unsupported_media_type", "Send the body as application/json.")
+    raw = await request.body()
+    try:
+        data = json.loads(raw or b"null")
+    except (ValueError, UnicodeDecodeError):
+        return problem("malformed_request", "The body is not valid JSON.")
+    if not isinstance(data, dict):
+        return problem("malformed_request", "The body must be a JSON object.")
+    try:
+        return schema.load(data)
+    except ValidationError as error:
+        return problem("malformed_request", "The body has invalid fields.", errors=error.messages)
+
+
+def _game_json(game: Game) -> dict[str, Any]:
+    return {
+        "id": game.id, "title": game.title, "min_seats": game.min_seats, "max_seats": game.max_seats,
+        "variants": [{"id": v.id, "title": v.title, "description": v.description} for v in game.variants],
+        "summary": game.summary, "options_schema": game.options_schema, "action_schemas": game.action_schemas,
+        "view_schema": game.view_schema,
+    }
+
+
+def match_json(match: Match, seat: int | None) -> dict[str, Any]:
+    return {
+        "id": match.id, "game": match.game.id, "variant": match.variant, "version": match.version,
+        "status": match.status, "options": match.options,
+        "seed": match.seed if match.status == "finished" else None,
+        "seats": [{"seat": s.index, "name": s.name, "joined": s.joined} for s in match.seats],
+        "to_act": match.acting, "my_seat": seat, "result": match.result, "view": match.view(seat),
+    }
+
+
+def _with_etag(body: dict, version: int, status_code: int = 200, headers: dict | None = None) -> JSONResponse:
+    return JSONResponse(body, status_code=status_code, headers={"ETag": f'"{version}"', **(headers or {})})
+
+
+async def list_games(request: Request) -> Response:
+    return JSONResponse({"games": [_game_json(g) for g in _store(request).games.values()]})
+
+
+async def get_game(request: Request) -> Response:
+    try:
+        game = _store(request).game(request.path_params["game_id"])
+    except StoreError as error:
+        return _error(error)
+    return JSONResponse(_game_json(game))
+
+
+async def create_match(request: Request) -> Response:
+    body = await _body(request, CreateMatchBody())
+    if isinstance(body, Response):
+        return body
+    try:
+        match = await _store(request).create(body["game"], variant=body.get("variant"), options=body.get("options"),
+                                             seats=body.get("seats"), seed=body.get("seed"))
+    except (RuleError, StoreError) as error:
+        return _error(error)
+    return _with_etag(match_json(match, None), match.version, 201, {"Location": f"/v1/matches/{match.id}"})
+
+
+async def get_match(request: Request) -> Response:
+    store = _store(request)
+    try:
+        match = await store.get(request.path_params["match_id"])
+        seat = store.authenticate(match, _token(request))
+    except StoreError as error:
+        return _error(error)
+    return _with_etag(match_json(match, seat), match.version)
+
+
+async def join_seat(request: Request) -> Response:
+    body = await _body(request, JoinSeatBody())
+    if isinstance(body, Response):
+        return body
+    try:
+        match, seat, token = await _store(request).join(request.path_params["match_id"], body["name"],
+                                                        body.get("seat"))
+    except StoreError as error:
+        return _error(error)
+    return _with_etag({"seat": seat, "token": token, "match": match_json(match, seat)}, match.version, 201)
+
+
+async def legal_actions(request: Request) -> Response:
+    store = _store(request)
+    try:
+        match = await store.get(request.path_params["match_id"])
+        seat = store.authenticate(match, _token(request))
+    except StoreError as error:
+        return _error(error)
+    return _with_etag({"version": match.version, "seat": seat, "actions": match.legal_actions(seat)}, match.version)
+
+
+async def submit_action(request: Request) -> Response:
+    if_match = request.headers.get("if-match")
+    if if_match is None:
+        return problem("precondition_required",
+                       'Send If-Match with the match version you read (its ETag), e.g. If-Match: "3".')
+    parsed = _ETAG.match(if_match)
+    if parsed is None:
+        return problem("malformed_request", 'If-Match must be the match version as an ETag, e.g. "3".')
+    body = await _body(request, SubmitActionBody())
+    if isinstance(body, Response):
+        return body
+    key = request.headers.get("idempotency-key")
+    if key is not None and not 1 <= len(key) <= 255:
+        return problem("malformed_request", "Idempotency-Key must be 1 to 255 characters.")
+    try:
+        accepted = await _store(request).submit(request.path_params["match_id"], _token(request),
+                                                int(parsed.group(1)), body["action"], key)
+    except (RuleError, StoreError) as error:
+        return _error(error)
+    body = {"version": accepted.version, "events": accepted.events_for(accepted.seat),
+            "duplicate": accepted.duplicate, "match": match_json(accepted.match, accepted.seat)}
+    return _with_etag(body, accepted.match.version)
+
+
+async def history(request: Request) -> Response:
+    store = _store(request)
+    try:
+        after = int(request.query_params.get("after", "0"))
+        limit = int(request.query_params.get("limit", "100"))
+    except ValueError:
+        return problem("malformed_request", "after and limit must be whole numbers.")
+    if after < 0 or not 1 <= limit <= 1000:
+        return problem("malformed_request", "after must be 0 or more and limit 1 to 1000.")
+    try:
+        match = await store.get(request.path_params["match_id"])
+        seat = store.authenticate(match, _token(request))
+        entries = await store.history(match.id, seat, after=after, limit=limit)
+    except StoreError as error:
+        return _error(error)
+    return _with_etag({"entries": [e.__dict__ for e in entries]}, match.version)
+
+
+routes = [
+    Route("/v1/games", list_games, methods=["GET"]),
+    Route("/v1/games/{game_id}", get_game, methods=["GET"]),
+    Route("/v1/matches", create_match, methods=["POST"]),
+    Route("/v1/matches/{match_id}", get_match, methods=["GET"]),
+    Route("/v1/matches/{match_id}/seats", join_seat, methods=["POST"]),
+    Route("/v1/matches/{match_id}/legal-actions", legal_actions, methods=["GET"]),
+    Route("/v1/matches/{match_id}/actions", submit_action, methods=["POST"]),
+    Route("/v1/matches/{match_id}/history", history, methods=["GET"]),
+]

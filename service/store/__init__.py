@@ -1,0 +1,14 @@
+"""Matches in Redis: records, the compare-and-set script, the action log, pub/sub."""
+
+from .errors import (
+    IdempotencyKeyReused, InvalidToken, MatchFull, MatchNotFound, MatchNotStarted, NoSuchSeat, SeatTaken,
+    StoreError, TokenRequired, UnknownGame, VersionConflict,
+)
+from .matches import Accepted, HistoryEntry, Match, MatchStore, Seat
+from .tokens import bearer_token
+
+__all__ = [
+    "Accepted", "HistoryEntry", "IdempotencyKeyReused", "InvalidToken", "Match", "MatchFull", "MatchNotFound",
+    "MatchNotStarted", "MatchStore", "NoSuchSeat", "Seat", "SeatTaken", "StoreError", "TokenRequired",
+    "UnknownGame", "VersionConflict", "bearer_token",
+]

@@ -1,0 +1,33 @@
+-- Commit one accepted action atomically: compare version, write the new
+-- state, append to the action log, remember the idempotency key, publish.
+--
+-- KEYS[1] match hash   KEYS[2] action log stream   KEYS[3] idempotency key (optional)
+-- ARGV[1] expected version      ARGV[2] new state (JSON)     ARGV[3] status
+-- ARGV[4] to_act (JSON)         ARGV[5] result (JSON or "")  ARGV[6] acting seat
+-- ARGV[7] action (JSON)         ARGV[8] events (JSON)        ARGV[9] now (ms)
+-- ARGV[10] pub/sub channel      ARGV[11] TTL of the match, seconds
+-- ARGV[12] request fingerprint ARGV[13] idempotency TTL, seconds
+--
+-- Returns {"ok", new_version}, {"conflict", current_version},
+-- {"duplicate", idempotency record (JSON)} or {"missing"}.
+if KEYS[3] then
+  local seen = redis.call('GET', KEYS[3])
+  if seen then return {'duplicate', seen} end
+end
+local current = redis.call('HGET', KEYS[1], 'version')
+if not current then return {'missing'} end
+current = tonumber(current)
+if current ~= tonumber(ARGV[1]) then return {'conflict', current} end
+local version = current + 1
+redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', version, 'status', ARGV[3],
+           'to_act', ARGV[4], 'result', ARGV[5], 'updated', ARGV[9])
+redis.call('XADD', KEYS[2], version .. '-0', 'seat', ARGV[6], 'action', ARGV[7],
+           'events', ARGV[8], 'at', ARGV[9])
+local ttl = tonumber(ARGV[11])
+redis.call('EXPIRE', KEYS[1], ttl)
+redis.call('EXPIRE', KEYS[2], ttl)
+if KEYS[3] then
+  redis.call('SET', KEYS[3], cjson.encode({fingerprint = ARGV[12], version = version}), 'EX', tonumber(ARGV[13]))
+end
+redis.call('PUBLISH', ARGV[10], version)
+return {'ok', version}

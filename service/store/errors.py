@@ -1,0 +1,62 @@
+"""Expected failures of match operations that are not rule errors.
+
+Each has a stable ``code`` shared by both APIs (GraphQL union members and
+REST problem types). Messages go to the caller verbatim, so they never carry
+hidden state.
+"""
+
+
+class StoreError(Exception):
+    code = "store_error"
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class UnknownGame(StoreError):
+    code = "unknown_game"
+
+
+class MatchNotFound(StoreError):
+    code = "match_not_found"
+
+
+class VersionConflict(StoreError):
+    """The caller's expected version is not the match's current one."""
+
+    code = "version_conflict"
+
+    def __init__(self, message: str, current_version: int):
+        super().__init__(message)
+        self.current_version = current_version
+
+
+class SeatTaken(StoreError):
+    code = "seat_taken"
+
+
+class MatchFull(StoreError):
+    code = "match_full"
+
+
+class NoSuchSeat(StoreError):
+    code = "no_such_seat"
+
+
+class TokenRequired(StoreError):
+    code = "token_required"
+
+
+class InvalidToken(StoreError):
+    code = "invalid_token"
+
+
+class MatchNotStarted(StoreError):
+    code = "match_not_started"
+
+
+class IdempotencyKeyReused(StoreError):
+    """The same idempotency key came with a different request."""
+
+    code = "idempotency_key_reused"

@@ -1,0 +1,326 @@
+"""Match records in Redis and the operations both APIs share.
+
+One match is a few keys sharing a Redis Cluster hash tag ``{ID}``:
+
+``<prefix>:m:{ID}``
+    a hash: ``game``, ``variant``, ``options``, ``seed``, ``seats``, ``state``,
+    ``version``, ``status``, ``to_act``, ``result``, ``created``, ``updated``
+    and one ``seat:<n>`` field per joined seat (name and token hash).
+``<prefix>:m:{ID}:log``
+    a stream of accepted actions; entry id ``<version>-0``.
+``<prefix>:m:{ID}:idem:<seat>:<key hash>``
+    the first outcome of an idempotent submission.
+``<prefix>:m:{ID}:events``
+    the pub/sub channel; each message is the new version (or ``seat:<n>`` on a join).
+
+Versions start at 0 and grow by exactly one per accepted action, written by
+``commit.lua`` in one atomic step with the log entry and the publish. A
+submission is: one read (``HGETALL`` and the idempotency key), the pure
+``game.apply`` in this process, one ``EVALSHA``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import time
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import redis.asyncio as aioredis
+
+from service.engine import Game, MalformedAction, RuleError, events_for
+
+from .tokens import hash_token, new_token
+from .errors import (
+    IdempotencyKeyReused, InvalidToken, MatchFull, MatchNotFound, MatchNotStarted, NoSuchSeat, SeatTaken,
+    TokenRequired, UnknownGame, VersionConflict,
+)
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"), sort_keys=True)
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass
+class Seat:
+    index: int
+    name: str | None
+    token_hash: str | None = None
+
+    @property
+    def joined(self) -> bool:
+        return self.name is not None
+
+
+@dataclass
+class Match:
+    """A match as read from Redis. ``state`` is secret: show it only through ``game.view``."""
+
+    id: str
+    game: Game
+    variant: str
+    options: dict[str, Any]
+    seed: int
+    seats: list[Seat]
+    version: int
+    status: str  # "waiting" for players, "active", or "finished"
+    to_act: list[int]
+    result: dict[str, Any] | None
+    state: dict[str, Any]
+    created: int
+    updated: int
+
+    @property
+    def acting(self) -> list[int]:
+        """The seats the game waits on; none before every seat is taken or after the end."""
+        return self.to_act if self.status == "active" else []
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        return self.game.view(self.state, seat)
+
+    def legal_actions(self, seat: int | None) -> list[dict[str, Any]]:
+        if seat is None or self.status != "active":
+            return []
+        return self.game.legal_actions(self.state, seat)
+
+
+@dataclass
+class Accepted:
+    """An accepted action: the match after it, who acted and the events (unfiltered)."""
+
+    match: Match
+    seat: int
+    version: int
+    events: list[dict[str, Any]]
+    duplicate: bool = False
+
+    def events_for(self, seat: int | None) -> list[dict[str, Any]]:
+        return events_for(self.events, seat)
+
+
+@dataclass
+class HistoryEntry:
+    version: int
+    seat: int
+    action: dict[str, Any] | None  # shown only to the seat that acted
+    events: list[dict[str, Any]]
+    at: int
+
+
+class MatchStore:
+    """Game-agnostic match operations over an asyncio Redis client."""
+
+    def __init__(self, client: aioredis.Redis, games: dict[str, Game], *, prefix: str = "g",
+                 finished_ttl: int = 7 * 24 * 3600, idle_ttl: int = 30 * 24 * 3600,
+                 idempotency_ttl: int = 24 * 3600):
+        self.redis = client
+        self.games = games
+        self.prefix = prefix
+        self.finished_ttl = finished_ttl
+        self.idle_ttl = idle_ttl
+        self.idempotency_ttl = idempotency_ttl
+        scripts = resources.files(__package__)
+        self._commit = client.register_script(scripts.joinpath("commit.lua").read_text())
+        self._join = client.register_script(scripts.joinpath("join.lua").read_text())
+
+    # -- keys ------------------------------------------------------------------
+
+    def key(self, match_id: str) -> str:
+        return f"{self.prefix}:m:{{{match_id}}}"
+
+    def log_key(self, match_id: str) -> str:
+        return f"{self.key(match_id)}:log"
+
+    def channel(self, match_id: str) -> str:
+        return f"{self.key(match_id)}:events"
+
+    def idempotency_key(self, match_id: str, seat: int, key: str) -> str:
+        return f"{self.key(match_id)}:idem:{seat}:{hashlib.sha256(key.encode()).hexdigest()[:32]}"
+
+    # -- operations ------------------------------------------------------------
+
+    def game(self, game_id: str) -> Game:
+        try:
+            return self.games[game_id]
+        except KeyError:
+            raise UnknownGame(f"There is no game {game_id!r}; see the list of games.") from None
+
+    async def create(self, game_id: str, *, variant: str | None = None, options: dict | None = None,
+                     seats: int | None = None, seed: int | None = None) -> Match:
+        """Create a match; raises UnknownGame or InvalidOptions (a RuleError)."""
+        game = self.game(game_id)
+        seats = game.min_seats if seats is None else seats
+        full_options = game.check_options(variant, options, seats)
+        if seed is None:
+            seed = secrets.randbits(63)
+        state = game.setup(full_options, seats, seed)
+        match_id = secrets.token_urlsafe(9)
+        now = _now_ms()
+        fields = {
+            "game": game.id, "variant": full_options["variant"], "options": _dumps(full_options),
+            "seed": seed, "seats": seats, "state": _dumps(state), "version": 0, "status": "waiting",
+            "to_act": _dumps(sorted(game.to_act(state))), "result": "", "created": now, "updated": now,
+        }
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(self.key(match_id), mapping=fields)
+            pipe.expire(self.key(match_id), self.idle_ttl)
+            await pipe.execute()
+        return self._match(match_id, {k: str(v) for k, v in fields.items()})
+
+    async def get(self, match_id: str) -> Match:
+        record = await self.redis.hgetall(self.key(match_id))
+        if not record:
+            raise MatchNotFound(f"There is no match {match_id!r} (it may have expired).")
+        return self._match(match_id, record)
+
+    async def join(self, match_id: str, name: str, seat: int | None = None) -> tuple[Match, int, str]:
+        """Claim a seat; return the match, the seat and its bearer token (shown once)."""
+        token = new_token()
+        record = _dumps({"name": name, "token": hash_token(token), "joined": _now_ms()})
+        reply = await self._join(keys=[self.key(match_id)],
+                                 args=[-1 if seat is None else seat, record, _now_ms(), self.channel(match_id)])
+        outcome = reply[0]
+        if outcome == "missing":
+            raise MatchNotFound(f"There is no match {match_id!r} (it may have expired).")
+        if outcome == "taken":
+            raise SeatTaken(f"Seat {seat} is already taken.")
+        if outcome == "full":
+            raise MatchFull("Every seat of this match is taken.")
+        if outcome == "no_such_seat":
+            raise NoSuchSeat(f"This match has no seat {seat}.")
+        return await self.get(match_id), int(reply[1]), token
+
+    def authenticate(self, match: Match, token: str | None) -> int | None:
+        """The seat ``token`` acts for; None for no token (a spectator)."""
+        if token is None:
+            return None
+        presented = hash_token(token)
+        found = None
+        for seat in match.seats:  # compare against every seat: constant time in the token
+            if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, presented):
+                found = seat.index
+        if found is None:
+            raise InvalidToken("This token does not hold a seat in this match.")
+        return found
+
+    async def submit(self, match_id: str, token: str | None, expected_version: int, action: Any,
+                     idempotency_key: str | None = None, *, game_id: str | None = None) -> Accepted:
+        """Apply ``action`` for the token's seat if the match is at ``expected_version``.
+
+        ``game_id``, when given, is the game the caller believes it plays; an action
+        for another game is malformed. Raises a RuleError (refused by the rules),
+        VersionConflict, MatchNotFound,
+        TokenRequired, InvalidToken, MatchNotStarted or IdempotencyKeyReused.
+        Nothing is written unless the action is accepted.
+        """
+        if token is None:
+            raise TokenRequired("Acting needs the bearer token you got when you joined a seat.")
+        match = await self.get(match_id)
+        seat = self.authenticate(match, token)
+        idem_key = fingerprint = None
+        if idempotency_key is not None:
+            idem_key = self.idempotency_key(match_id, seat, idempotency_key)
+            fingerprint = hashlib.sha256(_dumps([expected_version, action]).encode()).hexdigest()
+            seen = await self.redis.get(idem_key)
+            if seen is not None:
+                return await self._replay_outcome(match, seat, json.loads(seen), fingerprint)
+        if game_id is not None and game_id != match.game.id:
+            raise MalformedAction(f"This is a {match.game.title} match, not {game_id}.")
+        if match.status == "waiting":
+            raise MatchNotStarted("The match starts when every seat is taken.")
+        if expected_version != match.version:
+            raise VersionConflict(
+                f"The match is at version {match.version}, not {expected_version}; read it again.", match.version)
+        try:
+            state, events = match.game.apply(match.state, seat, action)
+        except RuleError as error:
+            if idem_key is not None:
+                record = {"fingerprint": fingerprint, "code": error.code, "message": error.message}
+                await self.redis.set(idem_key, _dumps(record), ex=self.idempotency_ttl, nx=True)
+            raise
+        result = match.game.result(state)
+        status = "finished" if result is not None else "active"
+        now = _now_ms()
+        reply = await self._commit(
+            keys=[self.key(match_id), self.log_key(match_id)] + ([idem_key] if idem_key else []),
+            args=[expected_version, _dumps(state), status, _dumps(sorted(match.game.to_act(state))),
+                  _dumps(result) if result is not None else "", seat, _dumps(action), _dumps(events), now,
+                  self.channel(match_id), self.finished_ttl if result is not None else self.idle_ttl,
+                  fingerprint or "", self.idempotency_ttl])
+        outcome = reply[0]
+        if outcome == "conflict":
+            current = int(reply[1])
+            raise VersionConflict(
+                f"The match moved on to version {current} before your action landed; read it again.", current)
+        if outcome == "missing":
+            raise MatchNotFound(f"There is no match {match_id!r} (it may have expired).")
+        if outcome == "duplicate":
+            return await self._replay_outcome(match, seat, json.loads(reply[1]), fingerprint)
+        version = int(reply[1])
+        match.state, match.version, match.status, match.result, match.updated = state, version, status, result, now
+        match.to_act = sorted(match.game.to_act(state))
+        return Accepted(match, seat, version, events)
+
+    async def _replay_outcome(self, match: Match, seat: int, record: dict, fingerprint: str) -> Accepted:
+        """The first outcome of an idempotent submission, for a repeat of it."""
+        if record["fingerprint"] != fingerprint:
+            raise IdempotencyKeyReused("This idempotency key was used for a different request.")
+        if "code" in record:
+            raise RuleError(record["message"], code=record["code"])
+        version = record["version"]
+        entries = await self.redis.xrange(self.log_key(match.id), f"{version}-0", f"{version}-0")
+        events = json.loads(entries[0][1]["events"]) if entries else []
+        return Accepted(await self.get(match.id), seat, version, events, duplicate=True)
+
+    async def history(self, match_id: str, seat: int | None, *, after: int = 0, limit: int = 100) -> list[HistoryEntry]:
+        """Accepted actions after version ``after``, as ``seat`` may see them."""
+        if not await self.redis.exists(self.key(match_id)):
+            raise MatchNotFound(f"There is no match {match_id!r} (it may have expired).")
+        entries = await self.redis.xrange(self.log_key(match_id), f"({after}-0", "+", count=limit)
+        history = []
+        for entry_id, fields in entries:
+            acting = int(fields["seat"])
+            history.append(HistoryEntry(
+                version=int(entry_id.split("-")[0]),
+                seat=acting,
+                action=json.loads(fields["action"]) if acting == seat else None,
+                events=events_for(json.loads(fields["events"]), seat),
+                at=int(fields["at"]),
+            ))
+        return history
+
+    async def ping(self) -> bool:
+        return bool(await self.redis.ping())
+
+    # -- decoding --------------------------------------------------------------
+
+    def _match(self, match_id: str, record: dict[str, str]) -> Match:
+        n = int(record["seats"])
+        seats = []
+        for i in range(n):
+            raw = record.get(f"seat:{i}")
+            info = json.loads(raw) if raw else {}
+            seats.append(Seat(i, info.get("name"), info.get("token")))
+        return Match(
+            id=match_id,
+            game=self.game(record["game"]),
+            variant=record["variant"],
+            options=json.loads(record["options"]),
+            seed=int(record["seed"]),
+            seats=seats,
+            version=int(record["version"]),
+            status=record["status"],
+            to_act=json.loads(record["to_act"]),
+            result=json.loads(record["result"]) if record.get("result") else None,
+            state=json.loads(record["state"]),
+            created=int(record["created"]),
+            updated=int(record["updated"]),
+        )

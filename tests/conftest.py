@@ -1,0 +1,83 @@
+"""Shared fixtures: a real Redis (REDIS_URL, else an embedded one), a keyspace
+of this run's own that is deleted afterwards, the app and a live server."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+import uuid
+
+import pytest
+import redis
+import uvicorn
+from starlette.testclient import TestClient
+
+from service.app import create_app
+from service.games import all_games
+from service.settings import Settings
+from service.store.embedded import EmbeddedRedis
+from tests.support.high_card import GAME as HIGH_CARD
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory) -> str:
+    url = os.environ.get("REDIS_URL")
+    if url:
+        yield url
+        return
+    server = EmbeddedRedis(tmp_path_factory.mktemp("redis"), persist=False)
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def key_prefix(redis_url) -> str:
+    prefix = f"test-{uuid.uuid4().hex[:12]}"
+    yield prefix
+    client = redis.Redis.from_url(redis_url)
+    for key in client.scan_iter(match=f"{prefix}:*", count=1000):
+        client.delete(key)
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def settings(redis_url, key_prefix) -> Settings:
+    return Settings(redis_url=redis_url, key_prefix=key_prefix)
+
+
+@pytest.fixture(scope="session")
+def games() -> dict:
+    """The hosted games plus the tiny test game."""
+    return {**all_games(), HIGH_CARD.id: HIGH_CARD}
+
+
+@pytest.fixture(scope="session")
+def client(settings, games):
+    with TestClient(create_app(settings, games=games)) as test_client:
+        yield test_client
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def live_server(settings, games):
+    """A real uvicorn HTTP server in a thread; yields its base URL."""
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(settings, games=games), host="127.0.0.1", port=port,
+                                           log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("live server did not start")
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
