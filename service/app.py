@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from pathlib import Path
-
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError, TimeoutError as RedisTimeoutError
 from starlette.applications import Starlette
@@ -20,6 +18,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 
 from schema import GraphQLApp, build_schema
+from service.contracts import openapi_yaml
 from service.engine import Game
 from service.games import all_games
 from service.rest import routes as rest_routes
@@ -29,8 +28,6 @@ from service.store import MatchStore
 from service.store.embedded import EmbeddedRedis
 
 log = logging.getLogger("grimoire")
-
-OPENAPI_PATH = Path(__file__).resolve().parent.parent / "openapi" / "openapi.yaml"
 
 DOCS_PAGE = """<!doctype html>
 <html><head><title>Grimoire REST API</title><meta charset="utf-8">
@@ -91,7 +88,7 @@ async def readyz(request: Request) -> Response:
 
 
 async def openapi_document(request: Request) -> Response:
-    return Response(OPENAPI_PATH.read_bytes(), media_type="application/yaml")
+    return Response(request.app.state.openapi_yaml, media_type="application/yaml")
 
 
 async def docs_page(request: Request) -> Response:
@@ -166,6 +163,7 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
         lifespan=lifespan,
     )
     app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
+    app.state.openapi_yaml = openapi_yaml(games)
     app.state.settings = settings
     app.state.games = games
     return app

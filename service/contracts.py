@@ -22,8 +22,9 @@ def graphql_sdl() -> str:
     return build_schema(all_games()).as_str() + "\n"
 
 
-def openapi_yaml() -> str:
-    return yaml.safe_dump(build_openapi(all_games()), sort_keys=False, allow_unicode=True, width=100)
+def openapi_yaml(games=None) -> str:
+    return yaml.safe_dump(build_openapi(all_games() if games is None else games), sort_keys=False,
+                          allow_unicode=True, width=100)
 
 
 def write_contracts() -> list[Path]:

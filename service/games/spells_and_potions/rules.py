@@ -345,14 +345,16 @@ class SpellsAndPotions(Game):
         scores = list(state["scores"])
         best = max(scores)
         winners = [seat for seat, score in enumerate(scores) if score == best]
-        ritual = _RULES[state["variant"]]["ritual"]
-        what = "the Ritual tournament" if ritual else "the duel"
-        if len(winners) == len(scores):
-            reason = f"All wizards tie {what} with {best} points."
-        elif len(winners) > 1:
-            reason = f"Seats {', '.join(map(str, winners))} share {what} with {best} points."
+        if not _RULES[state["variant"]]["ritual"]:
+            ns, ew = state["history"][-1]["points"]
+            if ns == ew:
+                reason = f"The duel is tied, {ns} points each."
+            else:
+                reason = f"{'North/South' if ns > ew else 'East/West'} win the duel, {max(ns, ew)} to {min(ns, ew)}."
+        elif len(winners) == 1:
+            reason = f"Seat {winners[0]} wins the Ritual tournament with {best} points."
         else:
-            reason = f"Seat {winners[0]} wins {what} with {best} points."
+            reason = f"Seats {', '.join(map(str, winners))} share the Ritual tournament with {best} points."
         return {"winners": winners, "scores": scores, "reason": reason}
 
     # -- what a seat sees ----------------------------------------------------------
