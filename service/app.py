@@ -97,7 +97,7 @@ async def docs_page(request: Request) -> Response:
 
 async def _http_error(request: Request, exc: HTTPException) -> Response:
     code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "malformed_request")
-    return problem(code, exc.detail or "The request was refused.")
+    return problem(code, exc.detail or "The request was refused.", headers=exc.headers)
 
 
 async def _redis_down(request: Request, exc: Exception) -> Response:

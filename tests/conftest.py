@@ -15,10 +15,9 @@ import uvicorn
 from starlette.testclient import TestClient
 
 from service.app import create_app
-from service.games import all_games
 from service.settings import Settings
 from service.store.embedded import EmbeddedRedis
-from tests.support.high_card import GAME as HIGH_CARD
+from tests.support import app_games_for_tests
 
 
 @pytest.fixture(scope="session")
@@ -49,8 +48,7 @@ def settings(redis_url, key_prefix) -> Settings:
 
 @pytest.fixture(scope="session")
 def games() -> dict:
-    """The hosted games plus the tiny test game."""
-    return {**all_games(), HIGH_CARD.id: HIGH_CARD}
+    return app_games_for_tests()
 
 
 @pytest.fixture(scope="session")

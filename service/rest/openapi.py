@@ -47,6 +47,19 @@ def _json(schema: dict, description: str, headers: dict | None = None) -> dict:
 _ETAG = {"ETag": {"description": "The match version, quoted.", "schema": {"type": "string"}}}
 
 
+def _create_match_schema(game: Game) -> dict[str, Any]:
+    return {
+        "type": "object", "required": ["game"], "additionalProperties": False,
+        "properties": {
+            "game": {"const": game.id},
+            "variant": {"type": "string", "enum": game.variant_ids()},
+            "seats": {"type": "integer", "minimum": game.min_seats, "maximum": game.max_seats},
+            "seed": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
+            "options": game.options_schema,
+        },
+    }
+
+
 def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
     views, actions = [], []
     schemas: dict[str, Any] = {}
@@ -58,6 +71,8 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
             name = f"{prefix}{_pascal(action_type)}Action"
             schemas[name] = schema
             actions.append(_ref(name))
+    for game in games.values():
+        schemas[f"Create{_pascal(game.id)}Match"] = _create_match_schema(game)
     any_of = lambda refs: {"oneOf": refs} if refs else {"type": "object"}  # noqa: E731
 
     schemas.update({
@@ -114,15 +129,8 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
             },
         },
         "CreateMatch": {
-            "type": "object", "required": ["game"], "additionalProperties": False,
-            "properties": {
-                "game": {"type": "string", "minLength": 1, "maxLength": 64,
-                         "examples": list(games)[:1] or ["casting-stones"]},
-                "variant": {"type": "string", "minLength": 1, "maxLength": 64},
-                "seats": {"type": "integer", "minimum": 1, "maximum": 16},
-                "seed": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
-                "options": {"type": "object"},
-            },
+            "oneOf": [_ref(f"Create{_pascal(g.id)}Match") for g in games.values()] or [{"type": "object"}],
+            "description": "A new match of one of the games; `game` selects which.",
         },
         "JoinSeat": {
             "type": "object", "required": ["name"], "additionalProperties": False,
@@ -235,7 +243,8 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
             "operationId": "matchHistory", "summary": "Accepted actions after a version, as your seat may see them.",
             "parameters": [
                 _MATCH_ID,
-                {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "default": 0}},
+                {"name": "after", "in": "query",
+                 "schema": {"type": "integer", "minimum": 0, "maximum": 2**53 - 1, "default": 0}},
                 {"name": "limit", "in": "query",
                  "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}},
             ],

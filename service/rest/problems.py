@@ -20,9 +20,9 @@ STATUS = {
     "payload_too_large": 413,
     "unsupported_media_type": 415,
     "invalid_options": 422,
-    "illegal_action": 422,
+    "illegal_action": 409,
     "malformed_action": 422,
-    "no_such_seat": 422,
+    "no_such_seat": 409,
     "idempotency_key_reused": 422,
     "precondition_required": 428,
     "service_unavailable": 503,
@@ -57,8 +57,8 @@ TITLES = {
 
 
 def problem(code: str, detail: str, *, headers: dict | None = None, **extra) -> JSONResponse:
-    """A problem+json response for ``code`` (a game's own rule codes are 422)."""
-    status = STATUS.get(code, 422)
+    """A problem+json response for ``code`` (a game's own rule codes are illegal actions: 409)."""
+    status = STATUS.get(code, 409)
     body = {"type": f"urn:grimoire:problem:{code}", "title": TITLES.get(code, "Action refused"), "status": status,
             "detail": detail, "code": code, **extra}
     response = JSONResponse(body, status_code=status, headers=headers, media_type="application/problem+json")

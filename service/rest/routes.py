@@ -22,6 +22,7 @@ from service.store import Match, MatchStore, StoreError, VersionConflict, bearer
 from .problems import problem
 from .schemas import CreateMatchBody, JoinSeatBody, SubmitActionBody
 
+MAX_VERSION = 2**53 - 1  # versions stay exact in every JSON client
 _ETAG = re.compile(r'^\s*(?:W/)?"?(\d{1,18})"?\s*$')
 
 
@@ -169,8 +170,8 @@ async def history(request: Request) -> Response:
         limit = int(request.query_params.get("limit", "100"))
     except ValueError:
         return problem("malformed_request", "after and limit must be whole numbers.")
-    if after < 0 or not 1 <= limit <= 1000:
-        return problem("malformed_request", "after must be 0 or more and limit 1 to 1000.")
+    if not 0 <= after <= MAX_VERSION or not 1 <= limit <= 1000:
+        return problem("malformed_request", f"after must be 0 to {MAX_VERSION} and limit 1 to 1000.")
     try:
         match = await store.get(request.path_params["match_id"])
         seat = store.authenticate(match, _token(request))

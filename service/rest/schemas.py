@@ -1,6 +1,17 @@
 """Request bodies, checked with marshmallow before anything else runs."""
 
-from marshmallow import RAISE, Schema, fields, validate
+from marshmallow import RAISE, Schema, ValidationError, fields, validate
+
+
+class WholeNumber(fields.Integer):
+    """An integer that, as in JSON Schema, may be written ``3.0``; never a string or a boolean."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValidationError("Not a valid integer.")
+        if isinstance(value, float) and not value.is_integer():
+            raise ValidationError("Not a valid integer.")
+        return super()._deserialize(int(value), attr, data, **kwargs)
 
 
 class CreateMatchBody(Schema):
@@ -9,8 +20,8 @@ class CreateMatchBody(Schema):
 
     game = fields.String(required=True, validate=validate.Length(min=1, max=64))
     variant = fields.String(validate=validate.Length(min=1, max=64))
-    seats = fields.Integer(strict=True, validate=validate.Range(min=1, max=16))
-    seed = fields.Integer(strict=True, validate=validate.Range(min=0, max=2**63 - 1))
+    seats = WholeNumber(validate=validate.Range(min=1, max=16))
+    seed = WholeNumber(validate=validate.Range(min=0, max=2**63 - 1))
     options = fields.Dict(keys=fields.String())
 
 
@@ -19,7 +30,7 @@ class JoinSeatBody(Schema):
         unknown = RAISE
 
     name = fields.String(required=True, validate=validate.Length(min=1, max=64))
-    seat = fields.Integer(strict=True, validate=validate.Range(min=0, max=15))
+    seat = WholeNumber(validate=validate.Range(min=0, max=15))
 
 
 class SubmitActionBody(Schema):

@@ -32,7 +32,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from service.engine import Game, MalformedAction, RuleError, events_for
+from service.engine import Game, IllegalAction, RuleError, events_for
 
 from .tokens import hash_token, new_token
 from .errors import (
@@ -43,6 +43,17 @@ from .errors import (
 
 def _dumps(data: Any) -> str:
     return json.dumps(data, separators=(",", ":"), sort_keys=True)
+
+
+def canonical(data: Any) -> Any:
+    """JSON from a client with whole floats (``3.0``) as ints, as JSON Schema's "integer" allows."""
+    if isinstance(data, float) and data.is_integer():
+        return int(data)
+    if isinstance(data, dict):
+        return {k: canonical(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [canonical(v) for v in data]
+    return data
 
 
 def _now_ms() -> int:
@@ -158,7 +169,7 @@ class MatchStore:
         """Create a match; raises UnknownGame or InvalidOptions (a RuleError)."""
         game = self.game(game_id)
         seats = game.min_seats if seats is None else seats
-        full_options = game.check_options(variant, options, seats)
+        full_options = game.check_options(variant, canonical(options), seats)
         if seed is None:
             seed = secrets.randbits(63)
         state = game.setup(full_options, seats, seed)
@@ -221,6 +232,7 @@ class MatchStore:
         TokenRequired, InvalidToken, MatchNotStarted or IdempotencyKeyReused.
         Nothing is written unless the action is accepted.
         """
+        action = canonical(action)
         if token is None:
             raise TokenRequired("Acting needs the bearer token you got when you joined a seat.")
         match = await self.get(match_id)
@@ -233,7 +245,7 @@ class MatchStore:
             if seen is not None:
                 return await self._replay_outcome(match, seat, json.loads(seen), fingerprint)
         if game_id is not None and game_id != match.game.id:
-            raise MalformedAction(f"This is a {match.game.title} match, not {game_id}.")
+            raise IllegalAction(f"This is a {match.game.title} match, not {game_id}.")
         if match.status == "waiting":
             raise MatchNotStarted("The match starts when every seat is taken.")
         if expected_version != match.version:

@@ -117,7 +117,7 @@ def test_unknown_match_and_routes(client):
 def test_join_refusals(client):
     match_id, _ = new_match(client, seats_to_join=1)
     assert_problem(client.post(f"/v1/matches/{match_id}/seats", json={"name": "Eve", "seat": 0}), 409, "seat_taken")
-    assert_problem(client.post(f"/v1/matches/{match_id}/seats", json={"name": "Eve", "seat": 5}), 422, "no_such_seat")
+    assert_problem(client.post(f"/v1/matches/{match_id}/seats", json={"name": "Eve", "seat": 5}), 409, "no_such_seat")
     assert_problem(client.post(f"/v1/matches/{match_id}/seats", json={"name": ""}), 400, "malformed_request")
     client.post(f"/v1/matches/{match_id}/seats", json={"name": "Bob"})
     assert_problem(client.post(f"/v1/matches/{match_id}/seats", json={"name": "Eve"}), 409, "match_full")
@@ -139,7 +139,7 @@ def test_action_refusals_change_nothing(client):
     assert_problem(stale, 412, "version_conflict")
     assert stale.json()["current_version"] == 0 and stale.headers["etag"] == '"0"'
     assert_problem(client.post(url, json={"action": {"type": "play", "card": 99}}, headers={**auth(t0), **v0}),
-                   422, "illegal_action")
+                   409, "illegal_action")
     assert_problem(client.post(url, json={"action": {"type": "fold"}}, headers={**auth(t0), **v0}), 422,
                    "malformed_action")
     assert_problem(client.post(url, json={"action": {"card": 3}}, headers={**auth(t0), **v0}), 422,

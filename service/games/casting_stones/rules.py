@@ -251,7 +251,7 @@ class CastingStones(Game):
         elif kind == "recast":
             hand = state["hands"][seat]
             state["done"][seat] = RECAST
-            self._cast(state, seat, [hand.index(s) for s in action["stones"]], events)
+            self._cast(state, seat, sorted(hand.index(s) for s in action["stones"]), events)
         elif kind == "replace":
             self._replace(state, seat, action["stone"], events)
         else:

@@ -31,8 +31,9 @@ state), ``phase`` (arrange | choose_leader | play | choose_trump | name_leader
 | over), ``duel`` (0-based), ``posts`` (seat per post, None = Companion),
 ``arranger``, ``draws`` (Arrangement rounds of ``[seat, card]``), ``chooser``
 (the seat owing a choice), ``last_chooser``, ``hands`` (four sorted lists),
-``trump``, ``lead`` (post leading the current trick), ``trick`` (``[post,
-card]`` laid so far), ``tricks`` (this duel's finished tricks), ``pending``
+``trump``, ``lead`` (post leading the current trick), ``trick`` (cards laid
+so far, in order; :func:`.table.play_order` says from which posts), ``tricks``
+(this duel's finished tricks: lead, cards, winner, points), ``pending``
 (choices still owed after the last trick), ``points`` and ``won`` (per team,
 this duel), ``scores`` (per seat, finished duels) and ``history`` (one summary
 per finished duel).
@@ -176,6 +177,11 @@ class SpellsAndPotions(Game):
         """The post that lays the next card of the current trick."""
         return play_order(state["posts"], state["lead"])[len(state["trick"])]
 
+    @staticmethod
+    def _laid(posts: list[int | None], lead: int, cards: list[str]) -> list[list]:
+        """A trick's cards as ``[post, card]`` pairs, in the order laid."""
+        return [[post, card] for post, card in zip(play_order(posts, lead), cards)]
+
     def to_act(self, state: State) -> set[int]:
         phase = state["phase"]
         if phase == "over":
@@ -263,7 +269,7 @@ class SpellsAndPotions(Game):
     def _lay(self, state: State, seat: int, action: Action, events: list[Event]) -> None:
         post = POST_INDEX[action["for"]]
         state["hands"][post].remove(action["card"])
-        state["trick"].append([post, action["card"]])
+        state["trick"].append(action["card"])
         events.append({"type": "played", "by": seat, "post": action["for"], "card": action["card"]})
         if len(state["trick"]) == 4:
             self._finish_trick(state, events)
@@ -272,11 +278,12 @@ class SpellsAndPotions(Game):
         """Rule #5 and the spells decide the trick; "After each trick, place the
         cards from the trick face-down in a pile in front of the winning wizard.
         The winning wizard leads the next trick." """
-        outcome = resolve(state["trick"], state["trump"], **state["opts"])
+        outcome = resolve(self._laid(state["posts"], state["lead"], state["trick"]), state["trump"], **state["opts"])
         team = team_of(outcome.winner)
         state["points"][team] += outcome.points
         state["won"][team] += 1
-        state["tricks"].append({"cards": state["trick"], "winner": outcome.winner, "points": outcome.points})
+        state["tricks"].append({"lead": state["lead"], "cards": state["trick"], "winner": outcome.winner,
+                                "points": outcome.points})
         events.append({"type": "trick_won", "number": len(state["tricks"]), "post": POSTS[outcome.winner],
                        "points": outcome.points, "potion_points": outcome.potion_points, "rule": outcome.rule})
         state["trick"] = []
@@ -382,7 +389,7 @@ class SpellsAndPotions(Game):
                 "hand_size": len(hand),
                 "tricks_won": sum(1 for t in state["tricks"] if t["winner"] == post),
             })
-        trick = state["trick"]
+        trick = self._laid(posts, state["lead"], state["trick"]) if playing else []
         result = self.result(state)
         return {
             "variant": state["variant"],
@@ -400,15 +407,16 @@ class SpellsAndPotions(Game):
             "trump": state["trump"],
             "leader": POSTS[state["lead"]] if state["lead"] is not None else None,
             "to_play": POSTS[self._to_play(state)] if playing else None,
-            "led_element": led_element(trick),
+            "led_element": led_element(state["trick"]),
             "trick": [{"post": POSTS[p], "card": c} for p, c in trick],
             "in_force": {
-                "ranking": {"reverse": "lowest", "shield": "shield"}.get(ranking_spell(trick), "highest"),
+                "ranking": {"reverse": "lowest", "shield": "shield"}.get(ranking_spell(state["trick"]), "highest"),
                 "blast": blast_bonus(trick, blast_stacks=state["opts"]["blast_stacks"]),
-                "potion_points": sum(deck.spell_of(c).potion_points for _p, c in trick if deck.is_spell(c)),
+                "potion_points": sum(deck.spell_of(c).potion_points for c in state["trick"] if deck.is_spell(c)),
             },
-            "tricks": [{"number": i + 1, "leader": POSTS[t["cards"][0][0]], "winner": POSTS[t["winner"]],
-                        "points": t["points"], "cards": [{"post": POSTS[p], "card": c} for p, c in t["cards"]]}
+            "tricks": [{"number": i + 1, "leader": POSTS[t["lead"]], "winner": POSTS[t["winner"]],
+                        "points": t["points"],
+                        "cards": [{"post": POSTS[p], "card": c} for p, c in self._laid(posts, t["lead"], t["cards"])]}
                        for i, t in enumerate(state["tricks"])],
             "team_points": list(state["points"]),
             "team_tricks": list(state["won"]),

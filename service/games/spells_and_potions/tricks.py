@@ -16,7 +16,9 @@ Rule book (004_3d98a563beabace2.txt), "Basic Play":
 and "Partners combine the points from their tricks, which are worth 10 points
 each plus or minus any Potions Points."
 
-A trick is a list of ``[post, card]`` pairs in the order they were laid.
+A trick is a list of ``[post, card]`` pairs in the order they were laid (the
+state keeps only the cards and the leader; :func:`.table.play_order` gives the
+posts).
 """
 
 from __future__ import annotations
@@ -31,28 +33,28 @@ from .table import team_of
 TRICK_POINTS = 10
 
 
-def led_element(trick: list[list]) -> str | None:
+def led_element(cards: list[str]) -> str | None:
     """The element that was led: that of the first Element Card laid.
 
     Rule #4 lets the leader open with a Spells and Potions Card, and the rule
     book never says what is "led" then; the first Element Card laid sets the
     element to follow. House rule, docs/rules.
     """
-    for _post, card in trick:
+    for card in cards:
         element = element_of(card)
         if element is not None:
             return element
     return None
 
 
-def playable_cards(hand: list[str], trick: list[list]) -> list[str]:
+def playable_cards(hand: list[str], laid: list[str]) -> list[str]:
     """The cards of ``hand`` that may be laid on ``trick`` (Rules #2 to #4).
 
     "Each card should be of a higher number than the previously laid card" in
     the Getting Started list is advice, not a constraint; follow-suit is the
     rule (DESIGN.md house rule).
     """
-    led = led_element(trick)
+    led = led_element(laid)
     if led is None:
         return list(hand)
     following = [card for card in hand if element_of(card) == led]
@@ -73,7 +75,7 @@ class Outcome:
     name_leader: bool  # a Merlin's New Apprentice was laid
 
 
-def ranking_spell(trick: list[list]) -> str | None:
+def ranking_spell(cards: list[str]) -> str | None:
     """The ranking spell in force: "reverse", "shield" or None.
 
     Pranxtor's Fiery Reverse ("The lowest ranking card of the lead suit wins")
@@ -83,7 +85,7 @@ def ranking_spell(trick: list[list]) -> str | None:
     spell agree, so the second changes nothing.
     """
     rule = None
-    for _post, card in trick:
+    for card in cards:
         effect = effect_of(card)
         if effect in ("reverse", "shield"):
             rule = effect
@@ -124,7 +126,7 @@ def resolve(trick: list[list], trump: str | None, *, blast_stacks: bool = True,
     leader = trick[0][0]
     potion_points = sum(spell_of(card).potion_points for _post, card in trick if is_spell(card))
     effects = {effect_of(card) for _post, card in trick}
-    rule = ranking_spell(trick)
+    rule = ranking_spell([card for _post, card in trick])
     elements = [(post, card) for post, card in trick if element_of(card) is not None]
 
     if not elements:

@@ -3,11 +3,15 @@ play cards without spelling out whose turn it is."""
 
 from __future__ import annotations
 
+import json
+import re
+
 from service.engine import events_for
 from service.games.spells_and_potions import GAME
 from service.games.spells_and_potions.table import POST_INDEX, POSTS
 
 RULE_BOOK = "004_3d98a563beabace2.txt"
+_JSON_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 
 def new(variant: str, seats: int, seed: int = 1, **options) -> dict:
@@ -50,19 +54,9 @@ def play(state: dict, *cards: str) -> tuple[dict, list[dict]]:
 
 
 def strings_in(value) -> set[str]:
-    """Every string anywhere inside a JSON value (keys included)."""
-    found: set[str] = set()
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            found.add(item)
-        elif isinstance(item, dict):
-            found.update(k for k in item if isinstance(k, str))
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return found
+    """Every string anywhere inside a JSON value (keys included), exactly:
+    ``fire-1`` is not found in ``fire-10``."""
+    return set(_JSON_STRING.findall(json.dumps(value)))
 
 
 def hidden_from(state: dict, seat: int | None) -> set[str]:

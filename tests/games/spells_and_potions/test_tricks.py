@@ -16,28 +16,28 @@ def test_must_follow_the_lead_element():
     """004_3d98a563beabace2.txt, Rule #2: "You must play a card from the element
     (suit) that was led for that trick (round), if you have one." """
     hand = ["fire-3", "earth-2", "earth-9", "water-1"]
-    assert playable_cards(hand, trick("earth-5")) == ["earth-2", "earth-9"]
+    assert playable_cards(hand, ["earth-5"]) == ["earth-2", "earth-9"]
 
 
 def test_a_spell_may_be_laid_even_when_able_to_follow():
     """Rule #4: "A Spell and Potions Card may be played at any time it is your
     turn, even if you have a card of the lead element." """
     hand = ["earth-2", "water-1", "reverse-1"]
-    assert playable_cards(hand, trick("earth-5")) == ["earth-2", "reverse-1"]
+    assert playable_cards(hand, ["earth-5"]) == ["earth-2", "reverse-1"]
 
 
 def test_unable_to_follow_any_card_including_trump():
     """Rule #3: "If and only if you cannot follow the lead element, you may play
     a card from any other element including Trump (Fire)." """
     hand = ["fire-3", "air-2", "penalty-1"]
-    assert playable_cards(hand, trick("earth-5")) == hand
+    assert playable_cards(hand, ["earth-5"]) == hand
 
 
 def test_rising_numbers_are_advice_not_a_rule():
     """004_3d98a563beabace2.txt: "Each card should be of a higher number than the
     previously laid card"; DESIGN.md house rule: "is advice, not a constraint;
     follow-suit is the rule." A lower card of the led element may be laid."""
-    assert playable_cards(["earth-1", "earth-10"], trick("earth-5")) == ["earth-1", "earth-10"]
+    assert playable_cards(["earth-1", "earth-10"], ["earth-5"]) == ["earth-1", "earth-10"]
 
 
 def test_the_leader_may_lead_a_spell_and_the_first_element_sets_the_lead():
@@ -45,10 +45,10 @@ def test_the_leader_may_lead_a_spell_and_the_first_element_sets_the_lead():
     turn" -- leading included. House rule (docs/rules): the first Element Card
     laid sets the element to follow."""
     assert playable_cards(["reward-1", "air-4"], []) == ["reward-1", "air-4"]
-    laid = trick("reward-1", "water-6")
+    laid = ["reward-1", "water-6"]
     assert led_element(laid) == "water"
     assert playable_cards(["water-2", "air-9"], laid) == ["water-2"]
-    assert playable_cards(["air-9", "fire-1"], trick("reward-1")) == ["air-9", "fire-1"]
+    assert playable_cards(["air-9", "fire-1"], ["reward-1"]) == ["air-9", "fire-1"]
 
 
 # -- Rule #5 ------------------------------------------------------------------------

@@ -1,0 +1,23 @@
+"""The committed API contracts match the code: regenerate with `grimoire export-schema`."""
+
+import yaml
+
+from service.contracts import OPENAPI_PATH, SDL_PATH, graphql_sdl, openapi_yaml
+
+
+def test_schema_graphql_is_up_to_date():
+    assert SDL_PATH.read_text(encoding="utf-8") == graphql_sdl(), "run: grimoire export-schema"
+
+
+def test_openapi_yaml_is_up_to_date():
+    assert OPENAPI_PATH.read_text(encoding="utf-8") == openapi_yaml(), "run: grimoire export-schema"
+
+
+def test_openapi_describes_every_rest_route():
+    from service.rest import routes
+
+    spec = yaml.safe_load(OPENAPI_PATH.read_text(encoding="utf-8"))
+    documented = {(path, method) for path, ops in spec["paths"].items() for method in ops}
+    for route in routes:
+        for method in route.methods - {"HEAD"}:
+            assert (route.path, method.lower()) in documented, f"{method} {route.path} is not in openapi.yaml"

@@ -1,0 +1,128 @@
+"""The GraphQL API through the ASGI app: expected failures are union members,
+never `errors`; the document limits hold; GraphiQL is served."""
+
+import pytest
+
+CREATE = """mutation($input: CreateMatchInput!) { createMatch(input: $input) {
+  __typename ... on MatchCreated { match { id version status seats { seat joined } } } ... on Problem { code message } } }"""
+JOIN = """mutation($input: JoinMatchInput!) { joinMatch(input: $input) {
+  __typename ... on SeatJoined { seat token match { mySeat } } ... on Problem { code message } } }"""
+SUBMIT = """mutation($input: SubmitActionInput!) { submitAction(input: $input) {
+  __typename ... on ActionAccepted { version events duplicate }
+  ... on VersionConflict { currentVersion } ... on Problem { code message } } }"""
+READ = """query($id: ID!) { match(id: $id) { __typename
+  ... on Match { version toAct mySeat view { ... on HighCardView { hand handSizes: hand_sizes } } history { version } }
+  ... on Problem { code } } }"""
+
+
+def gql(client, query, variables=None, token=None):
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    response = client.post("/graphql", json={"query": query, "variables": variables or {}}, headers=headers)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def data(client, query, variables=None, token=None):
+    body = gql(client, query, variables, token)
+    assert "errors" not in body, body
+    return body["data"]
+
+
+def started(client):
+    match = data(client, CREATE, {"input": {"game": "high-card", "seed": "5"}})["createMatch"]["match"]
+    tokens = [data(client, JOIN, {"input": {"matchId": match["id"], "name": n}})["joinMatch"]["token"]
+              for n in ("Ann", "Bob")]
+    return match["id"], tokens
+
+
+def test_create_join_read(client):
+    match_id, (t0, t1) = started(client)
+    mine = data(client, READ, {"id": match_id}, t0)["match"]
+    assert (mine["__typename"], mine["version"], mine["mySeat"], mine["toAct"]) == ("Match", 0, 0, [0, 1])
+    assert len(mine["view"]["hand"]) == 3
+    spectator = data(client, READ, {"id": match_id})["match"]
+    assert spectator["mySeat"] is None and spectator["view"]["hand"] is None
+
+
+@pytest.mark.parametrize("game_input, code", [
+    ({"game": "snap"}, "unknown_game"),
+    ({"game": "high-card", "variant": "speed"}, "invalid_options"),
+    ({"game": "high-card", "options": {"rounds": 0}}, "invalid_options"),
+    ({"game": "high-card", "options": [1]}, "invalid_options"),
+    ({"game": "high-card", "seed": "minus one"}, "invalid_options"),
+])
+def test_create_failures_are_problems(client, game_input, code):
+    result = data(client, CREATE, {"input": game_input})["createMatch"]
+    assert result["code"] == code and result["message"]
+
+
+def test_join_failures_are_problems(client):
+    match_id, _ = started(client)
+    assert data(client, JOIN, {"input": {"matchId": match_id, "name": "Eve"}})["joinMatch"]["code"] == "match_full"
+    assert data(client, JOIN, {"input": {"matchId": "nope", "name": "Eve"}})["joinMatch"]["code"] == "match_not_found"
+    assert data(client, READ, {"id": "nope"})["match"]["code"] == "match_not_found"
+    assert data(client, READ, {"id": match_id}, "gt_forged")["match"]["code"] == "invalid_token"
+
+
+def test_submit_outcomes(client):
+    match_id, (t0, t1) = started(client)
+    hand = data(client, READ, {"id": match_id}, t0)["match"]["view"]["hand"]
+    play = {"highCard": {"type": "play", "card": hand[0]}}
+
+    def submit(action, version=0, token=t0, key=None):
+        payload = {"matchId": match_id, "expectedVersion": version, "action": action}
+        if key:
+            payload["idempotencyKey"] = key
+        return data(client, SUBMIT, {"input": payload}, token)["submitAction"]
+
+    assert submit(play, token=None)["code"] == "token_required"
+    assert submit(play, token="gt_forged")["code"] == "invalid_token"
+    assert submit(play, version=3) == {"__typename": "VersionConflict", "currentVersion": 0,
+                                       "code": "version_conflict",
+                                       "message": "The match is at version 0, not 3; read it again."}
+    assert submit({"highCard": {"type": "play", "card": 99}})["code"] == "illegal_action"
+    assert submit({"highCard": {"type": "play"}})["code"] == "malformed_action"
+    accepted = submit(play, key="once")
+    assert (accepted["__typename"], accepted["version"], accepted["duplicate"]) == ("ActionAccepted", 1, False)
+    assert submit(play, key="once")["duplicate"] is True
+    assert submit(play, version=1)["code"] in {"not_your_turn", "illegal_action"}
+    assert data(client, READ, {"id": match_id}, t0)["match"]["history"] == [{"version": 1}]
+
+
+def test_an_action_for_another_game_is_malformed(client, games):
+    from schema.game_types import pascal
+    match_id, (t0, _) = started(client)
+    other = next(g for g in games.values() if g.id != "high-card")
+    field = pascal(other.id)[0].lower() + pascal(other.id)[1:]
+    action = {field: {"type": sorted(other.action_schemas)[0]}}
+    result = data(client, SUBMIT, {"input": {"matchId": match_id, "expectedVersion": 0, "action": action}}, t0)
+    assert result["submitAction"]["code"] == "illegal_action"
+    assert "High Card" in result["submitAction"]["message"]
+
+
+def test_action_input_takes_exactly_one_game(client):
+    match_id, (t0, _) = started(client)
+    body = gql(client, SUBMIT, {"input": {"matchId": match_id, "expectedVersion": 0, "action": {}}}, t0)
+    assert "errors" in body  # @oneOf is checked by GraphQL validation itself
+
+
+def test_alias_and_token_limits(client, settings):
+    assert "errors" not in gql(client, "{ games { id } }")
+    aliases = "{ " + " ".join(f"a{i}: games {{ id }}" for i in range(settings.graphql_max_aliases + 1)) + " }"
+    assert "alias" in gql(client, aliases)["errors"][0]["message"].lower()
+    tokens = "{ games { " + " ".join(["id"] * settings.graphql_max_tokens) + " } }"
+    assert "token" in gql(client, tokens)["errors"][0]["message"].lower()
+
+
+def test_query_depth_is_limited():
+    from schema import build_schema
+    from tests.support.high_card import GAME
+    schema = build_schema({GAME.id: GAME}, max_depth=1)
+    assert schema.execute_sync("{ games { id } }").errors is None
+    result = schema.execute_sync("{ games { variants { id } } }")
+    assert result.errors and "depth" in result.errors[0].message.lower()
+
+
+def test_graphiql_is_served_to_browsers(client):
+    page = client.get("/graphql", headers={"Accept": "text/html"})
+    assert page.status_code == 200 and "graphiql" in page.text.lower()

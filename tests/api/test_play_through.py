@@ -1,0 +1,124 @@
+"""Whole matches of every hosted game, through REST and through GraphQL,
+choosing only from the legal actions the API offers.
+
+The GraphQL selection sets are built from each game's JSON Schemas, so every
+field of every view and action type is requested and checked against what
+REST returns for the same match.
+"""
+
+import json
+
+import pytest
+
+from schema.game_types import pascal
+from service.engine import Rng
+from service.games import all_games
+
+MAX_ACTIONS = 3000
+
+
+def variants():
+    for game in all_games().values():
+        for variant in game.variants:
+            yield pytest.param(game, variant.id, id=f"{game.id}-{variant.id}")
+
+
+def selection(schema: dict) -> str:
+    """A GraphQL selection set asking for every field of a JSON Schema object."""
+    fields = []
+    for key, prop in schema["properties"].items():
+        item = prop
+        while "array" in (item.get("type") if isinstance(item.get("type"), list) else [item.get("type")]):
+            item = item.get("items", {})
+        kinds = item.get("type") if isinstance(item.get("type"), list) else [item.get("type")]
+        fields.append(f"{key} {selection(item)}" if "object" in kinds else key)
+    return "{ " + " ".join(fields) + " }"
+
+
+def game_fragments(game):
+    prefix = pascal(game.id)
+    view = f"... on {prefix}View {selection(game.view_schema)}"
+    actions = " ".join(f"... on {prefix}{pascal(t)}Action {selection(s)}"
+                       for t, s in sorted(game.action_schemas.items()))
+    return view, actions
+
+
+def seat_count(game):
+    return game.min_seats
+
+
+@pytest.mark.parametrize("game, variant", variants())
+def test_a_whole_match_through_rest(client, game, variant):
+    seats = seat_count(game)
+    created = client.post("/v1/matches", json={"game": game.id, "variant": variant, "seats": seats, "seed": 2024})
+    assert created.status_code == 201, created.text
+    match_id = created.json()["id"]
+    tokens = [client.post(f"/v1/matches/{match_id}/seats", json={"name": f"P{i}"}).json()["token"]
+              for i in range(seats)]
+    chooser = Rng(7)
+    for _ in range(MAX_ACTIONS):
+        match = client.get(f"/v1/matches/{match_id}").json()
+        if match["status"] == "finished":
+            break
+        seat = chooser.choice(match["to_act"])
+        headers = {"Authorization": f"Bearer {tokens[seat]}"}
+        legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=headers).json()
+        assert legal["actions"], f"seat {seat} is to act but has no legal action"
+        response = client.post(f"/v1/matches/{match_id}/actions", json={"action": chooser.choice(legal["actions"])},
+                               headers={**headers, "If-Match": f'"{legal["version"]}"'})
+        assert response.status_code == 200, response.text
+    else:
+        pytest.fail(f"no end after {MAX_ACTIONS} actions")
+    assert match["result"] is not None
+    history = client.get(f"/v1/matches/{match_id}/history", params={"limit": 1000}).json()["entries"]
+    assert len(history) == min(match["version"], 1000)
+
+
+@pytest.mark.parametrize("game, variant", variants())
+def test_a_whole_match_through_graphql(client, game, variant):
+    seats = seat_count(game)
+    view_fragment, action_fragment = game_fragments(game)
+    input_field = pascal(game.id)[0].lower() + pascal(game.id)[1:]
+
+    def gql(query, variables=None, token=None):
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        response = client.post("/graphql", json={"query": query, "variables": variables or {}}, headers=headers)
+        body = response.json()
+        assert response.status_code == 200 and "errors" not in body, body
+        return body["data"]
+
+    created = gql("""mutation($input: CreateMatchInput!) { createMatch(input: $input) {
+                       __typename ... on MatchCreated { match { id version status } } ... on Problem { code message } } }""",
+                  {"input": {"game": game.id, "variant": variant, "seats": seats, "seed": "2025"}})["createMatch"]
+    assert created["__typename"] == "MatchCreated", created
+    match_id = created["match"]["id"]
+    tokens = []
+    for i in range(seats):
+        joined = gql("""mutation($input: JoinMatchInput!) { joinMatch(input: $input) {
+                          ... on SeatJoined { seat token } ... on Problem { code } } }""",
+                     {"input": {"matchId": match_id, "name": f"P{i}"}})["joinMatch"]
+        tokens.append(joined["token"])
+    read = f"""query($id: ID!) {{ match(id: $id) {{ ... on Match {{ version status toAct mySeat
+                 result {{ winners scores reason }} view {{ {view_fragment} }}
+                 legalActions {{ __typename {action_fragment} }} }} }} }}"""
+    submit = f"""mutation($input: SubmitActionInput!) {{ submitAction(input: $input) {{ __typename
+                   ... on ActionAccepted {{ version match {{ view {{ {view_fragment} }} }} }}
+                   ... on Problem {{ code message }} }} }}"""
+    chooser = Rng(11)
+    for _ in range(MAX_ACTIONS):
+        spectator = gql(read, {"id": match_id})["match"]
+        if spectator["status"] == "finished":
+            break
+        seat = chooser.choice(spectator["toAct"])
+        mine = gql(read, {"id": match_id}, tokens[seat])["match"]
+        rest_view = client.get(f"/v1/matches/{match_id}",
+                               headers={"Authorization": f"Bearer {tokens[seat]}"}).json()["view"]
+        assert json.dumps(mine["view"], sort_keys=True) == json.dumps(rest_view, sort_keys=True)
+        action = chooser.choice(mine["legalActions"])
+        action.pop("__typename")
+        result = gql(submit, {"input": {"matchId": match_id, "expectedVersion": mine["version"],
+                                        "action": {input_field: action}}}, tokens[seat])["submitAction"]
+        assert result["__typename"] == "ActionAccepted", result
+    else:
+        pytest.fail(f"no end after {MAX_ACTIONS} actions")
+    assert spectator["result"] is not None
