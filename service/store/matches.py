@@ -194,7 +194,7 @@ class MatchStore:
 
     async def join(self, match_id: str, name: str, seat: int | None = None) -> tuple[Match, int, str]:
         """Claim a seat; return the match, the seat and its bearer token (shown once)."""
-        token = new_token()
+        token = new_token(match_id)
         record = _dumps({"name": name, "token": hash_token(token), "joined": _now_ms()})
         reply = await self._join(keys=[self.key(match_id)],
                                  args=[-1 if seat is None else seat, record, _now_ms(), self.channel(match_id)])

@@ -1,11 +1,22 @@
-"""Seat tokens: 256-bit random bearer secrets, stored only as SHA-256 hashes."""
+"""Seat tokens: 256-bit random bearer secrets, stored only as SHA-256 hashes.
+
+A token reads ``gt.<match id>.<secret>``: the match id is not secret and lets
+a client holding many tokens (a "my matches" stream) be routed without a
+lookup; only the 256-bit secret part proves the seat.
+"""
 
 import hashlib
 import secrets
 
 
-def new_token() -> str:
-    return "gt_" + secrets.token_urlsafe(32)
+def new_token(match_id: str) -> str:
+    return f"gt.{match_id}.{secrets.token_urlsafe(32)}"
+
+
+def token_match(token: str) -> str | None:
+    """The match id a token claims to be for, or None if it is not shaped like one."""
+    parts = token.split(".")
+    return parts[1] if len(parts) == 3 and parts[0] == "gt" and parts[1] else None
 
 
 def hash_token(token: str) -> str:

@@ -70,7 +70,7 @@ async def test_joining_fills_seats_then_starts(store):
     match = await store.create("high-card")
     m, seat, token = await store.join(match.id, "Ann")
     assert (seat, m.status) == (0, "waiting")
-    assert token.startswith("gt_") and len(token) > 40
+    assert token.startswith(f"gt.{match.id}.") and len(token) > 50
     with pytest.raises(SeatTaken):
         await store.join(match.id, "Eve", 0)
     with pytest.raises(NoSuchSeat):

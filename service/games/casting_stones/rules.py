@@ -168,8 +168,9 @@ class CastingStones(Game):
             return [{"type": "tip", "stone": hand[i], "face": face}
                     for i, f in enumerate(faces) if f == LEANER for face in ("symbol", "number")]
         if phase == SECONDS:
-            hand = state["hands"][seat]
-            return [{"type": "keep"}] + [{"type": "recast", "stones": sorted(hand[i] for i in subset)}
+            # Subsets of the sorted hand, taken in index order, are already in canonical order.
+            hand = sorted(state["hands"][seat])
+            return [{"type": "keep"}] + [{"type": "recast", "stones": [hand[i] for i in subset]}
                                          for subset in _SUBSETS[len(hand)]]
         if phase == VICTORY:
             return self._victory_actions(state, seat)

@@ -15,7 +15,8 @@ def test_forty_element_cards():
     assert len(deck.ELEMENT_CARDS) == 40
     assert deck.ELEMENTS == ("fire", "earth", "air", "water")
     for element in deck.ELEMENTS:
-        assert sorted(deck.rank_of(c) for c in deck.ELEMENT_CARDS if deck.element_of(c) == element) == list(range(1, 11))
+        ranks = sorted(deck.rank_of(c) for c in deck.ELEMENT_CARDS if deck.element_of(c) == element)
+        assert ranks == list(range(1, 11))
 
 
 def test_twelve_spells_and_potions_cards():

@@ -16,9 +16,9 @@ from tests.games.contract import PROPERTY_GAMES, random_playout
 
 from .helpers import hidden_from, new, strings_in, visible_events
 
-# Views are built for every seat at every step: an eighth of PROPERTY_GAMES
-# per seat count keeps this test to a few seconds at the default.
-GAMES = max(1, PROPERTY_GAMES // 8)
+# Every view of every seat at every step is searched: a twentieth of
+# PROPERTY_GAMES per seat count (10 at the default) keeps this to a few seconds.
+GAMES = max(2, PROPERTY_GAMES // 20)
 
 
 @pytest.mark.parametrize("seats", [2, 3, 4])
