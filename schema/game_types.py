@@ -148,7 +148,7 @@ class GameTypes:
 
     def _field_type(self, prop: dict, where: str, *, input: bool = False) -> tuple[Any, _Converter]:
         if "enum" in prop:
-            values = prop["enum"]
+            values = [v for v in prop["enum"] if v is not None]  # null is the field's nullability
             title = prop.get("title")
             if title and all(isinstance(v, str) and _GRAPHQL_NAME.match(v) for v in values):
                 name = f"{self.prefix}{title}"
@@ -157,6 +157,8 @@ class GameTypes:
                     self._named[name] = (strawberry.enum(py_enum, name=name, description=prop.get("description")),
                                          None)
                 gql_enum = self._named[name][0]
+                if {m.value for m in gql_enum} != set(values):
+                    raise SchemaNotSupported(f"{self.game.id}: {where}: enum {title!r} has other values elsewhere")
                 return gql_enum, _Converter("enum", gql_enum)
             return _SCALARS[_base_type(prop, where) if "type" in prop else "string"], _Converter("scalar")
         if "const" in prop:
@@ -165,7 +167,10 @@ class GameTypes:
         if base in _SCALARS:
             return _SCALARS[base], _Converter("scalar")
         if base == "array":
-            item_type, item_conv = self._field_type(prop.get("items", {}), f"{where}[]", input=input)
+            items = prop.get("items", {})
+            item_type, item_conv = self._field_type(items, f"{where}[]", input=input)
+            if _is_nullable(items):
+                item_type = Optional[item_type]
             return list[item_type], _Converter("list", item=item_conv)
         if base == "object":
             if input:

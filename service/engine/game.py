@@ -55,6 +55,7 @@ components from them, so they keep to a subset that both can express:
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from importlib import resources
@@ -168,6 +169,14 @@ class Game:
     def view_schema(self) -> dict[str, Any]:
         return self.schema["view"]
 
+    @functools.cached_property
+    def _action_validators(self) -> dict[str, jsonschema.Draft202012Validator]:
+        return {name: jsonschema.Draft202012Validator(schema) for name, schema in self.action_schemas.items()}
+
+    @functools.cached_property
+    def _options_validator(self) -> jsonschema.Draft202012Validator:
+        return jsonschema.Draft202012Validator(self.options_schema)
+
     def variant_ids(self) -> list[str]:
         return [v.id for v in self.variants]
 
@@ -183,7 +192,7 @@ class Game:
         if not self.min_seats <= seats <= self.max_seats:
             raise InvalidOptions(f"{self.title} is played by {self.min_seats} to {self.max_seats} players, not {seats}.")
         options = dict(options or {})
-        error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(self.options_schema).iter_errors(options))
+        error = jsonschema.exceptions.best_match(self._options_validator.iter_errors(options))
         if error is not None:
             where = "/".join(str(p) for p in error.absolute_path) or "options"
             raise InvalidOptions(f"Invalid option at {where}: {error.message}")
@@ -197,12 +206,12 @@ class Game:
         """Check an action's shape against its JSON Schema; return it."""
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
             raise MalformedAction('An action is a JSON object with a "type" field.')
-        schema = self.action_schemas.get(action["type"])
-        if schema is None:
+        validator = self._action_validators.get(action["type"])
+        if validator is None:
             raise MalformedAction(
                 f"Unknown action type {action['type']!r}; {self.title} has {', '.join(sorted(self.action_schemas))}."
             )
-        error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(action))
+        error = jsonschema.exceptions.best_match(validator.iter_errors(action))
         if error is not None:
             where = "/".join(str(p) for p in error.absolute_path) or "action"
             raise MalformedAction(f"Invalid {action['type']!r} action at {where}: {error.message}")

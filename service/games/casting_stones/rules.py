@@ -66,10 +66,7 @@ from typing import Any
 
 from service.engine import Action, Event, Game, Rng, State, Variant, load_data
 
-from .casts import (
-    BUNGLE, CHARM, EFFECT, KNOCK, LEANER, NUMBER, PENDING, PLACE, POTION, SPELL, SWAP, SYMBOL, UNCAST,
-    read_cast, winner_of,
-)
+from .casts import BUNGLE, EFFECT, KNOCK, LEANER, NUMBER, PENDING, PLACE, SWAP, SYMBOL, UNCAST, read_cast, winner_of
 from .catalogue import (
     GEMS_PER_PLAYER, RUN_TO_WIN, STONES, TURRET_NAMES, TURRETS, VARIANTS, VariantRules, set_stones,
 )
@@ -83,7 +80,6 @@ UNDECIDED, KEPT, RECAST = 0, 1, 2
 
 _FACE_NAMES = {SYMBOL: "symbol", NUMBER: "number", LEANER: "leaner", UNCAST: "uncast"}
 _FACE_CODES = {"symbol": SYMBOL, "number": NUMBER}
-_OPTION_DEFAULTS = {"leaner_one_in": 20, "open_seconds": False, "max_turns": 200}
 
 #: Every non-empty subset of hand positions, for the ``recast`` actions.
 _SUBSETS = {size: [[i for i in range(size) if mask >> i & 1] for mask in range(1, 1 << size)] for size in range(1, 11)}
@@ -125,7 +121,7 @@ class CastingStones(Game):
 
     def setup(self, options: dict[str, Any], seats: int, seed: int) -> State:
         rules = VARIANTS[options.get("variant") or self.variants[0].id]
-        opt = {name: options.get(name, default) for name, default in _OPTION_DEFAULTS.items()}
+        opt = {name: options.get(name, prop["default"]) for name, prop in self.options_schema["properties"].items()}
         return {
             "v": rules.id,
             "opt": opt,

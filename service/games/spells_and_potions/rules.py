@@ -377,11 +377,12 @@ class SpellsAndPotions(Game):
         table = []
         for post in range(4):
             hand = state["hands"][post]
-            visible = is_companion(posts, post) or (seat is not None and posts[post] == seat)
+            companion = arranged and is_companion(posts, post)
+            visible = companion or (seat is not None and posts[post] == seat)
             table.append({
                 "post": POSTS[post],
                 "wizard": posts[post],
-                "companion": arranged and is_companion(posts, post),
+                "companion": companion,
                 "controller": controller(posts, post) if arranged else None,
                 "team": team_of(post),
                 "hand": list(hand) if visible else [],

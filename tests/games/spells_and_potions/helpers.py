@@ -10,7 +10,6 @@ from service.engine import events_for
 from service.games.spells_and_potions import GAME
 from service.games.spells_and_potions.table import POST_INDEX, POSTS
 
-RULE_BOOK = "004_3d98a563beabace2.txt"
 _JSON_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 
 

@@ -71,3 +71,11 @@ def test_dealt_hands_go_only_to_their_wizard():
     assert any(e["type"] == "dealt" and e["hand_sizes"] == [13, 13, 13, 13] for e in events)
     seen_by_0 = visible_events(events, 0)
     assert {e["post"] for e in seen_by_0 if e["type"] == "hand"} == {"north", "east"}
+
+
+def test_before_the_arrangement_no_hand_is_shown():
+    """Ritual Phase 1 comes before any deal ("Phase 3: Duels! ... deals"): the
+    posts are empty and no hand is visible or held."""
+    view = GAME.view(new("ritual", 4, seed=1), 0)
+    assert view["phase"] == "arrange"
+    assert all(not p["hand_visible"] and p["hand"] == [] and p["wizard"] is None for p in view["table"])
