@@ -8,7 +8,9 @@ so the service, its workers and a developer's redis-cli can all reach it.
 from __future__ import annotations
 
 import atexit
+import ctypes
 import os
+import signal
 import socket
 import subprocess
 import time
@@ -22,6 +24,14 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def _die_with_parent() -> None:
+    """Linux: have the kernel stop redis-server if this process dies, even by SIGKILL."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass  # not Linux: atexit and stop() still cover a normal exit
 
 
 class EmbeddedRedis:
@@ -41,7 +51,8 @@ class EmbeddedRedis:
             "--appendonly", "yes" if persist else "no",
             "--daemonize", "no",
         ]
-        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                        preexec_fn=_die_with_parent)
         atexit.register(self.stop)
         self._wait_ready()
 
