@@ -10,7 +10,7 @@ The caller's seat comes from the bearer token in the ``Authorization`` header
 """
 
 import enum
-from typing import Annotated, Any, Optional, Union
+from typing import Annotated, Any, AsyncGenerator, Optional, Union
 
 import strawberry
 from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, ParserCache, QueryDepthLimiter, ValidationCache
@@ -20,7 +20,7 @@ from strawberry.types import Info
 from service.engine import Game, RuleError
 from service.store import Match, MatchStore, StoreError
 
-from . import problems
+from . import live, problems
 from .game_types import GameTypes, pascal
 
 
@@ -173,6 +173,32 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
                                  action=t.to_action(e.action) if e.action is not None else None, events=e.events)
                     for e in entries]
 
+    @strawberry.type(description="An accepted action, as the subscriber's seat may see it.")
+    class MatchEvent:
+        match_id: strawberry.ID
+        version: int
+        seat: int = strawberry.field(description="The seat that acted.")
+        action: Optional[GameAction] = strawberry.field(description="Shown only to the seat that acted.")
+        events: list[JSON]
+        status: MatchStatusEnum
+        to_act: list[int] = strawberry.field(description="The seats the game now waits on.")
+
+    @strawberry.type(description="One of your matches now waits on your seat, or has ended.")
+    class TurnNotice:
+        match_id: strawberry.ID
+        seat: int
+        version: int
+        status: MatchStatusEnum
+        to_act: list[int]
+        your_turn: bool
+
+    def match_event(update: dict, game_id: str) -> MatchEvent:
+        action = update["action"]
+        return MatchEvent(match_id=update["match_id"], version=update["version"], seat=update["seat"],
+                          action=types[game_id].to_action(action) if action is not None else None,
+                          events=update["events"], status=MatchStatusEnum(update["status"]),
+                          to_act=update["to_act"])
+
     @strawberry.type(description="The match was created.")
     class MatchCreated:
         match: MatchType
@@ -287,9 +313,34 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
                                   match=MatchType(record=accepted.match, my_seat=accepted.seat),
                                   duplicate=accepted.duplicate)
 
+    MatchEventResult = union("MatchEventResult", MatchEvent, P.MatchNotFound, P.InvalidToken, P.TooManyStreams)
+    TurnNoticeResult = union("TurnNoticeResult", TurnNotice, P.TokenRequired, P.InvalidToken, P.MatchNotFound,
+                             P.TooManyStreams)
+
+    @strawberry.type
+    class Subscription:
+        @strawberry.subscription(description="Each accepted action after version `after`, in order, as your seat "
+                                             "(the connection_init token) may see it. Ends when the match ends.")
+        async def match_events(self, info: Info, match_id: strawberry.ID,
+                               after: int = 0) -> AsyncGenerator[MatchEventResult, None]:
+            async for kind, payload, game_id in live.match_updates(info.context, match_id, after):
+                yield problems.problem_for(payload) if kind == "problem" else match_event(payload, game_id)
+
+        @strawberry.subscription(description="A notice whenever one of your matches (the connection_init "
+                                             "`tokens`) waits on your seat, and when it ends.")
+        async def my_turns(self, info: Info) -> AsyncGenerator[TurnNoticeResult, None]:
+            async for kind, payload in live.turn_notices(info.context):
+                if kind == "problem":
+                    yield problems.problem_for(payload)
+                else:
+                    yield TurnNotice(match_id=payload["match_id"], seat=payload["seat"], version=payload["version"],
+                                     status=MatchStatusEnum(payload["status"]), to_act=payload["to_act"],
+                                     your_turn=payload["your_turn"])
+
     return strawberry.Schema(
         query=Query,
         mutation=Mutation,
+        subscription=Subscription,
         types=list(problems.ALL),
         extensions=[
             lambda: ParserCache(maxsize=256),

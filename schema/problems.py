@@ -43,6 +43,7 @@ NotYourTurn = _problem("NotYourTurn", "Your seat is not one the game is waiting 
 IllegalAction = _problem("IllegalAction", "The rules do not allow that action now; nothing was applied.")
 MalformedAction = _problem("MalformedAction", "The action is not one of the game's action shapes.")
 MatchFinished = _problem("MatchFinished", "The match is over.")
+TooManyStreams = _problem("TooManyStreams", "The token already holds as many open streams as allowed.")
 IdempotencyKeyReused = _problem("IdempotencyKeyReused", "The idempotency key was first used with another request.")
 
 BY_CODE: dict[str, type] = {
@@ -60,6 +61,7 @@ BY_CODE: dict[str, type] = {
     "malformed_action": MalformedAction,
     "match_finished": MatchFinished,
     "idempotency_key_reused": IdempotencyKeyReused,
+    "too_many_streams": TooManyStreams,
 }
 
 ALL = (VersionConflict, *BY_CODE.values())

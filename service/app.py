@@ -22,9 +22,11 @@ from service.contracts import openapi_yaml
 from service.engine import Game
 from service.games import all_games
 from service.rest import routes as rest_routes
+from service.rest.streams import routes as stream_routes
 from service.rest.problems import problem
 from service.settings import Settings
 from service.store import MatchStore
+from service.store.live import LiveUpdates, StreamLimit
 from service.store.embedded import EmbeddedRedis
 
 log = logging.getLogger("grimoire")
@@ -121,7 +123,7 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
     games = all_games() if games is None else games
     schema = build_schema(games, max_depth=settings.graphql_max_depth, max_tokens=settings.graphql_max_tokens,
                           max_aliases=settings.graphql_max_aliases)
-    graphql = GraphQLApp(schema)
+    graphql = GraphQLApp(schema, max_subscriptions_per_connection=settings.max_subscriptions_per_connection)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
@@ -137,9 +139,13 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
         app.state.store = MatchStore(client, games, prefix=settings.key_prefix,
                                      finished_ttl=settings.finished_ttl, idle_ttl=settings.idle_ttl,
                                      idempotency_ttl=settings.idempotency_ttl)
+        app.state.live = LiveUpdates(app.state.store)
+        app.state.stream_limit = StreamLimit(settings.max_streams_per_token)
+        await app.state.live.start()
         try:
             yield
         finally:
+            await app.state.live.stop()
             await client.aclose()
             if embedded is not None:
                 embedded.stop()
@@ -147,6 +153,7 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
     app = Starlette(
         routes=[
             *rest_routes,
+            *stream_routes,
             Route("/graphql", graphql, methods=["GET", "POST"]),
             WebSocketRoute("/graphql", graphql),
             Route("/healthz", healthz, methods=["GET"]),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 def _int(name: str, default: int) -> int:
@@ -33,9 +33,15 @@ class Settings:
     graphql_max_depth: int = 12
     graphql_max_tokens: int = 2000
     graphql_max_aliases: int = 15
+    #: Live streams: seconds between keep-alives, seconds a client may take to
+    #: accept a message before it is dropped as a slow consumer, open streams per
+    #: seat token (per process), subscriptions per GraphQL websocket.
+    stream_keepalive: float = 15.0
+    stream_send_timeout: float = 10.0
+    max_streams_per_token: int = 5
+    max_subscriptions_per_connection: int = 10
     host: str = "127.0.0.1"
     port: int = 8000
-    extra: dict = field(default_factory=dict)
 
     @classmethod
     def from_env(cls) -> "Settings":
@@ -51,6 +57,11 @@ class Settings:
             graphql_max_depth=_int("GRIMOIRE_GRAPHQL_MAX_DEPTH", cls.graphql_max_depth),
             graphql_max_tokens=_int("GRIMOIRE_GRAPHQL_MAX_TOKENS", cls.graphql_max_tokens),
             graphql_max_aliases=_int("GRIMOIRE_GRAPHQL_MAX_ALIASES", cls.graphql_max_aliases),
+            stream_keepalive=float(os.environ.get("GRIMOIRE_STREAM_KEEPALIVE", cls.stream_keepalive)),
+            stream_send_timeout=float(os.environ.get("GRIMOIRE_STREAM_SEND_TIMEOUT", cls.stream_send_timeout)),
+            max_streams_per_token=_int("GRIMOIRE_MAX_STREAMS_PER_TOKEN", cls.max_streams_per_token),
+            max_subscriptions_per_connection=_int("GRIMOIRE_MAX_SUBSCRIPTIONS_PER_CONNECTION",
+                                                  cls.max_subscriptions_per_connection),
             host=os.environ.get("GRIMOIRE_HOST", "127.0.0.1"),
             port=_int("GRIMOIRE_PORT", 8000),
         )

@@ -165,6 +165,23 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                            "events": {"type": "array", "items": {"type": "object"}},
                            "at": {"type": "integer", "description": "Milliseconds since the epoch."}},
         },
+        "StreamUpdate": {
+            "type": "object", "required": ["match_id", "version", "seat", "action", "events", "status", "to_act"],
+            "properties": {"match_id": {"type": "string"}, "version": {"type": "integer"},
+                           "seat": {"type": "integer", "description": "The seat that acted."},
+                           "action": {"oneOf": [{"type": "null"}, _ref("GameAction")],
+                                      "description": "Shown only to the seat that acted."},
+                           "events": {"type": "array", "items": {"type": "object"}},
+                           "status": {"type": "string", "enum": ["active", "finished"]},
+                           "to_act": {"type": "array", "items": {"type": "integer"}}},
+        },
+        "TurnNotice": {
+            "type": "object", "required": ["match_id", "seat", "version", "status", "to_act", "your_turn"],
+            "properties": {"match_id": {"type": "string"}, "seat": {"type": "integer"}, "version": {"type": "integer"},
+                           "status": {"type": "string", "enum": ["active", "finished"]},
+                           "to_act": {"type": "array", "items": {"type": "integer"}},
+                           "your_turn": {"type": "boolean"}},
+        },
         "History": {"type": "object", "required": ["entries"],
                     "properties": {"entries": {"type": "array", "items": _ref("HistoryEntry")}}},
     })
@@ -251,6 +268,45 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
             "security": _AUTH,
             "responses": {"200": _json(_ref("History"), "The history.", _ETAG),
                           **_problem_responses("match_not_found", "invalid_token", *_COMMON)},
+        }},
+        "/v1/matches/{match_id}/events": {"get": {
+            "operationId": "matchEvents",
+            "summary": "A live stream of accepted actions (Server-Sent Events, or NDJSON), resumable.",
+            "description": "SSE: `event: action`, `id` = version, `data` = a StreamUpdate; resume with "
+                           "`Last-Event-ID` (or `after`). `Accept: application/x-ndjson` (or `format=ndjson`) "
+                           "gives one JSON object per line with `type` = action | keepalive | end. The stream "
+                           "ends with an `end` message whose `reason` is finished, shutdown or slow_consumer.",
+            "parameters": [
+                _MATCH_ID,
+                {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "default": 0}},
+                {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["sse", "ndjson"]}},
+                {"name": "Last-Event-ID", "in": "header", "schema": {"type": "string", "pattern": "^[0-9]{1,15}$"}},
+            ],
+            "security": _AUTH,
+            "responses": {
+                "200": {"description": "The stream.", "content": {
+                    "text/event-stream": {"schema": {"type": "string"}},
+                    "application/x-ndjson": {"schema": _ref("StreamUpdate")}}},
+                **_problem_responses("match_not_found", "invalid_token", "too_many_streams", *_COMMON),
+            },
+        }},
+        "/v1/turns": {"get": {
+            "operationId": "myTurns",
+            "summary": "A live stream of turn notices across your matches (SSE or NDJSON).",
+            "description": "List your seat tokens, comma-separated, in the `Seat-Tokens` header. A `turn` "
+                           "message (a TurnNotice) comes whenever one of those matches waits on your seat, and "
+                           "when it ends.",
+            "parameters": [
+                {"name": "Seat-Tokens", "in": "header", "required": True, "schema": {"type": "string"}},
+                {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["sse", "ndjson"]}},
+            ],
+            "responses": {
+                "200": {"description": "The stream.", "content": {
+                    "text/event-stream": {"schema": {"type": "string"}},
+                    "application/x-ndjson": {"schema": _ref("TurnNotice")}}},
+                **_problem_responses("token_required", "invalid_token", "match_not_found", "too_many_streams",
+                                     *_COMMON),
+            },
         }},
         "/healthz": {"get": {
             "operationId": "healthz", "summary": "The process is up.",

@@ -25,6 +25,7 @@ STATUS = {
     "no_such_seat": 409,
     "idempotency_key_reused": 422,
     "precondition_required": 428,
+    "too_many_streams": 429,
     "service_unavailable": 503,
     "internal_error": 500,
 }
@@ -51,6 +52,7 @@ TITLES = {
     "no_such_seat": "No such seat",
     "idempotency_key_reused": "Idempotency key reused",
     "precondition_required": "If-Match is required",
+    "too_many_streams": "Too many open streams for this token",
     "service_unavailable": "Service unavailable",
     "internal_error": "Internal error",
 }

@@ -2,7 +2,7 @@
 
 from .errors import (
     IdempotencyKeyReused, InvalidToken, MatchFull, MatchNotFound, MatchNotStarted, NoSuchSeat, SeatTaken,
-    StoreError, TokenRequired, UnknownGame, VersionConflict,
+    StoreError, TokenRequired, TooManyStreams, UnknownGame, VersionConflict,
 )
 from .matches import Accepted, HistoryEntry, Match, MatchStore, Seat
 from .tokens import bearer_token
@@ -10,5 +10,5 @@ from .tokens import bearer_token
 __all__ = [
     "Accepted", "HistoryEntry", "IdempotencyKeyReused", "InvalidToken", "Match", "MatchFull", "MatchNotFound",
     "MatchNotStarted", "MatchStore", "NoSuchSeat", "Seat", "SeatTaken", "StoreError", "TokenRequired",
-    "UnknownGame", "VersionConflict", "bearer_token",
+    "TooManyStreams", "UnknownGame", "VersionConflict", "bearer_token",
 ]

@@ -22,7 +22,7 @@ local version = current + 1
 redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', version, 'status', ARGV[3],
            'to_act', ARGV[4], 'result', ARGV[5], 'updated', ARGV[9])
 redis.call('XADD', KEYS[2], version .. '-0', 'seat', ARGV[6], 'action', ARGV[7],
-           'events', ARGV[8], 'at', ARGV[9])
+           'events', ARGV[8], 'at', ARGV[9], 'status', ARGV[3], 'to_act', ARGV[4])
 local ttl = tonumber(ARGV[11])
 redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('EXPIRE', KEYS[2], ttl)

@@ -60,3 +60,9 @@ class IdempotencyKeyReused(StoreError):
     """The same idempotency key came with a different request."""
 
     code = "idempotency_key_reused"
+
+
+class TooManyStreams(StoreError):
+    """A seat token already holds as many open streams as allowed."""
+
+    code = "too_many_streams"

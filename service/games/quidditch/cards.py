@@ -95,14 +95,20 @@ def team_deck(seat: int) -> list[int]:
     return list(range(team["first"], team["first"] + team["size"]))
 
 
+_CARD_VIEWS = [{"id": c["id"], "kind": c["kind"], "family": c["family"], "value": c["value"]} for c in TEAM_CARDS]
+_PITCH_VIEWS = [{"id": c["id"], "kind": c["kind"], "name": c["name"], "points": c["points"]} for c in PITCH_CARDS]
+
+
 def card_view(card: int) -> dict:
-    """A team card as views and events show it (a fresh dict)."""
-    c = TEAM_CARDS[card]
-    return {"id": c["id"], "kind": c["kind"], "family": c["family"], "value": c["value"], "name": c["name"],
-            "text": c["text"]}
+    """A team card as views and events show it (a fresh dict).
+
+    Names and texts are static: they are in ``kinds.json`` and, for clients, in
+    the description of the ``CardKind`` enum in ``schema.json``.
+    """
+    return dict(_CARD_VIEWS[card])
 
 
 def pitch_view(card: int) -> dict:
     """A pitch card as views and events show it (a fresh dict)."""
-    c = PITCH_CARDS[card]
-    return {"id": c["id"], "kind": c["kind"], "name": c["name"], "points": c["points"]}
+    return dict(_PITCH_VIEWS[card])
+

@@ -50,8 +50,10 @@ A plain dict; team cards and pitch cards are integers (see :mod:`.cards`)::
                    {"card": pitch card, "sides": [card|None, card|None],
                     "locked": [bool, bool], "mods": [[card], [card]],
                     "revealed": bool, "resolved": bool}
-                   sides/locked/mods are per seat; "mods" holds the spells and
-                   jinxes lowering that seat's card; all four reset each round
+                   sides/locked/mods are per seat; "mods" holds the kinds of the
+                   spells and jinxes lowering that seat's card (kinds, not cards:
+                   the cards themselves move on, even back into a hand); all four
+                   reset each round
     hits           Bludgers that hit each seat this round
     window         None or {"after": "pitch"|"play"|"reveal", "ball": pitch card|None,
                             "passed": [seat], "pending": [{"seat", "card", "ball", "target"}]}
@@ -214,7 +216,9 @@ class Quidditch(Game):
         if kind == "done":
             if stage == LEAD:
                 return "A pitcher must always play on a Quaffle."
-            return "Every ball the pitcher plays on, you must play on as well."
+            if stage == FOLLOW:
+                return "Every ball the pitcher plays on, you must play on as well."
+            return "The cards are being revealed: choose which ball to reveal next."
         if kind == "play_card":
             return "You cannot play a card on that ball now."
         return super().explain_illegal(state, seat, action)
@@ -493,7 +497,7 @@ def _effective(ball: dict, seat: int) -> tuple[str, int] | None:
     card = ball["sides"][seat]
     if card is None or FAMILY[card] != PLAYER:
         return None
-    mods = [KIND[m] for m in ball["mods"][seat]]
+    mods = ball["mods"][seat]
     if KIND[card] == KEEPER and LEG_LOCKER in mods:
         return None
     return KIND[card], max(0, VALUE[card] - sum(REDUCTION[m] for m in mods))
@@ -796,7 +800,7 @@ def _special_effect(state: dict, rng: Rng, entry: dict, events: list) -> None:
         ball_id = _ball_id(ball)
         theirs = ball["sides"][opp]
         if kind in REDUCTION:
-            ball["mods"][opp].append(card)
+            ball["mods"][opp].append(kind)
             events.append({"type": "card_weakened", "seat": opp, "ball": ball_id, "by": cid})
             return
         if kind == WINGARDIUM:
@@ -876,7 +880,7 @@ def _ball_view(ball: dict, viewer: int | None) -> dict:
         placed = ball["sides"][seat]
         shown = placed is not None and (ball["revealed"] or seat == viewer)  # face down: no id for others
         sides.append({"seat": seat, "occupied": placed is not None, "card": card_view(placed) if shown else None,
-                      "locked": ball["locked"][seat], "modifiers": [card_view(m) for m in ball["mods"][seat]]})
+                      "locked": ball["locked"][seat], "modifiers": list(ball["mods"][seat])})
     return {"id": card["id"], "kind": card["kind"], "name": card["name"], "points": card["points"],
             "revealed": ball["revealed"], "resolved": ball["resolved"], "sides": sides}
 
