@@ -86,9 +86,14 @@ class GameTypes:
         self.action_types: dict[str, Any] = {}
         self._action_converters: dict[str, _Converter] = {}
         input_fields: dict[str, tuple[Any, _Converter, str]] = {}
+        # GraphQL refuses one selection asking for a field that is `String!` in one member of
+        # a union and `String` in another, so a field optional in any action is optional in all.
+        sometimes_absent = {key for schema in game.action_schemas.values() for key, prop in
+                            schema.get("properties", {}).items()
+                            if key not in schema.get("required", ()) or _is_nullable(prop)}
         for action_type, schema in sorted(game.action_schemas.items()):
             name = f"{self.prefix}{pascal(action_type)}Action"
-            cls, conv = self._object(schema, name, f"action {action_type}")
+            cls, conv = self._object(schema, name, f"action {action_type}", optional=sometimes_absent)
             self.action_types[action_type] = cls
             self._action_converters[action_type] = conv
             for key, prop in schema.get("properties", {}).items():
@@ -122,7 +127,7 @@ class GameTypes:
 
     # -- generation ---------------------------------------------------------------
 
-    def _object(self, schema: dict, name: str, where: str) -> tuple[Any, _Converter]:
+    def _object(self, schema: dict, name: str, where: str, *, optional: set[str] = frozenset()) -> tuple[Any, _Converter]:
         if _base_type(schema, where) != "object" or "properties" not in schema:
             raise SchemaNotSupported(f"{self.game.id}: {where} must be an object schema with properties")
         if name in self._named:
@@ -135,7 +140,7 @@ class GameTypes:
             python_type, conv = self._field_type(prop, f"{name}.{key}")
             if key == "type" and "const" in prop:
                 python_type, conv = str, _Converter("scalar")
-            nullable = key not in required or _is_nullable(prop)
+            nullable = key not in required or _is_nullable(prop) or key in optional
             attr = _attr(key)
             annotations[attr] = Optional[python_type] if nullable else python_type
             namespace[attr] = strawberry.field(name=key, description=prop.get("description"), default=None)

@@ -7,8 +7,11 @@ Mounted here: GraphQL at ``/graphql`` (GraphiQL in a browser), REST under
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
+import signal
+import threading
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError, TimeoutError as RedisTimeoutError
 from starlette.applications import Starlette
@@ -113,6 +116,22 @@ async def _internal_error(request: Request, exc: Exception) -> Response:
     return problem("internal_error", "Something went wrong on our side; it has been logged.")
 
 
+def _end_streams_on_sigterm(live: LiveUpdates) -> None:
+    """On SIGTERM, end live streams (reason "shutdown") at once, then let the server's own
+    handler drain the other requests: otherwise open streams would hold the shutdown."""
+    if threading.current_thread() is not threading.main_thread():
+        return  # an embedded test server: signals are not ours to take
+    loop = asyncio.get_running_loop()
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def on_sigterm(signum, frame):
+        loop.call_soon_threadsafe(live.begin_shutdown)
+        if callable(previous):
+            previous(signum, frame)
+
+    signal.signal(signal.SIGTERM, on_sigterm)
+
+
 def create_app(settings: Settings | None = None, *, games: dict[str, Game] | None = None) -> Starlette:
     """The Grimoire ASGI application.
 
@@ -142,6 +161,7 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
         app.state.live = LiveUpdates(app.state.store)
         app.state.stream_limit = StreamLimit(settings.max_streams_per_token)
         await app.state.live.start()
+        _end_streams_on_sigterm(app.state.live)
         try:
             yield
         finally:

@@ -73,7 +73,7 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
             actions.append(_ref(name))
     for game in games.values():
         schemas[f"Create{_pascal(game.id)}Match"] = _create_match_schema(game)
-    any_of = lambda refs: {"oneOf": refs} if refs else {"type": "object"}  # noqa: E731
+    any_of = lambda refs: {"anyOf": refs} if refs else {"type": "object"}  # noqa: E731
 
     schemas.update({
         "Problem": {

@@ -273,23 +273,32 @@ async def turns(live: LiveUpdates, seats: list[tuple[str, int]], *, idle: float 
     """
     queue: asyncio.Queue = asyncio.Queue(maxsize=buffer)
 
+    async def notify(match_id: str, seat: int, version: int, status: str, to_act: list[int]) -> None:
+        await queue.put({"match_id": match_id, "seat": seat, "version": version, "status": status,
+                         "to_act": to_act, "your_turn": seat in to_act})
+
     async def watch(match_id: str, seat: int) -> None:
-        notified = None
         store = live.store
-        while True:
-            status, version, to_act = await store.redis.hmget(store.key(match_id), "status", "version", "to_act")
-            if status is None:
-                return
-            acting = json.loads(to_act) if status == "active" else []
-            key = (int(version), status)
-            if key != notified and (seat in acting or status == "finished"):
-                notified = key
-                await queue.put({"match_id": match_id, "seat": seat, "version": int(version), "status": status,
-                                 "to_act": acting, "your_turn": seat in acting})
-            if status == "finished":
-                return
-            async for _ in live.follow(match_id, int(version), idle=idle):
-                break  # something changed (or an idle tick): read the record again
+        status, version, to_act = await store.redis.hmget(store.key(match_id), "status", "version", "to_act")
+        if status is None:
+            return
+        version, acting = int(version), json.loads(to_act) if status == "active" else []
+        if seat in acting or status == "finished":
+            await notify(match_id, seat, version, status, acting)
+        if status == "finished":
+            return
+        started = status == "active"
+        async for update in live.follow(match_id, version, idle=idle):
+            if update is not None:
+                if seat in update.to_act or update.status == "finished":
+                    await notify(match_id, seat, update.version, update.status, update.to_act)
+            elif not started:  # a seat was taken: the match may have started, at version 0
+                status, to_act = await store.redis.hmget(store.key(match_id), "status", "to_act")
+                if status == "active":
+                    started = True
+                    acting = json.loads(to_act)
+                    if seat in acting:
+                        await notify(match_id, seat, version, status, acting)
 
     tasks = [asyncio.create_task(watch(m, s)) for m, s in seats]
     try:

@@ -24,7 +24,7 @@ window* may open inside any of them:
     turned over, then the ball is resolved ("5. Both players compare their
     cards", "TYPES OF PITCH CARDS"). Then both draw back up ("7. Draw").
 
-Special cards "can be played any time" ("SPELL AND JINX CARDS"); DESIGN.md
+"You can play Spell and Jinx cards anytime you want" ("SPELL AND JINX CARDS"); DESIGN.md
 turns that into priority windows: after each pitch, each face-down play and
 each reveal, both seats may play special cards face up or pass. Both seats act
 at once (the first card sent is the first played, as in "If you cast a Spell

@@ -5,9 +5,7 @@ import pytest
 from service.engine import IllegalAction
 from service.games.quidditch import GAME
 
-from .helpers import (
-    GRYFFINDOR, SLYTHERIN, act, ball, close_window, contest, discard, hand, pass_all, score, start, types,
-)
+from .helpers import GRYFFINDOR, SLYTHERIN, act, ball, close_window, contest, discard, score, start, types
 
 G_HAND = ["g-chaser-7a", "g-chaser-8a", "g-keeper-9", "g-beater-2a", "g-seeker-11", "g-chaser-4a", "g-beater-1a"]
 S_HAND = ["s-chaser-7a", "s-chaser-8a", "s-keeper-9", "s-beater-2a", "s-seeker-11", "s-chaser-4a", "s-beater-1a"]

@@ -120,7 +120,7 @@ def test_leg_locker_before_the_opponent_has_played_waits_for_their_card():
     state = quaffle_round(["g-chaser-8a", "g-referee-a"], ["s-chaser-8a", "s-leg-locker"])
     state, _ = special(state, SLYTHERIN, "s-leg-locker", ball=Q)
     state, _ = close_window(state)
-    assert [m["id"] for m in ball(state, Q)["sides"][GRYFFINDOR]["modifiers"]] == ["s-leg-locker"]
+    assert ball(state, Q)["sides"][GRYFFINDOR]["modifiers"] == ["leg_locker"]
     state = contest(state, "s-chaser-8a", "g-chaser-8a", Q)
     state, _ = close_window(state)
     assert score(state, SLYTHERIN) == 10
@@ -248,6 +248,22 @@ def test_wingardium_leviosa_after_the_reveal_takes_the_card_off_the_ball():
     state, _ = close_window(state)
     assert score(state, SLYTHERIN) == 10
     assert "g-keeper-10" in hand(state, GRYFFINDOR)
+
+
+def test_a_beater_against_a_locked_out_side_wins_the_bludger():
+    """PLAYING ON A BLUDGER: "If you play a Beater and your opponent plays any other type of card ..., the
+    Beater always wins" -- and a side left empty by Wingardium Leviosa counts as a sacrifice (house rule), so
+    the locked-out player is Bludgered all the same."""
+    state = start([["g-beater-3a", "g-chaser-4a", "g-keeper-6"],
+                   ["s-beater-1a", "s-wingardium-leviosa", "s-chaser-4a"]], pitch_top=["p-bludger-1"])
+    state, _ = special(state, SLYTHERIN, "s-wingardium-leviosa", ball="p-bludger-1")
+    state, _ = close_window(state)
+    state, _ = act(state, SLYTHERIN, "play_card", card="s-beater-1a", ball="p-bludger-1")
+    state, _ = close_window(state)
+    assert GAME.view(state, None)["window"]["after"] == "reveal"  # Gryffindor could not answer
+    state, events = close_window(state)
+    assert {"type": "bludgered", "seat": GRYFFINDOR, "hits": 1} in events
+    assert GAME.view(state, None)["players"][GRYFFINDOR]["hand_count"] == 6
 
 
 def test_alohomora_saves_a_card_from_wingardium_leviosa():
@@ -413,22 +429,23 @@ def test_fouls_do_not_win_other_balls(ball_id):
 
 def test_referee_cancels_a_free_goal():
     """"Referee Card - A Referee cancels any Foul." -- "only a Referee Card can cancel them"."""
-    state = revealed(["g-chaser-10a", "g-referee-a", "g-beater-3b"], ["s-referee-a", "s-foul-free-goal", "s-beater-3b"],
-                     "s-referee-a", "g-chaser-10a")
+    state = revealed(["g-chaser-10a", "g-referee-a", "g-beater-3b"],
+                     ["s-referee-a", "s-foul-free-goal", "s-beater-3b"], "s-referee-a", "g-chaser-10a")
     state, _ = special(state, SLYTHERIN, "s-foul-free-goal", ball=Q)
     assert specials_of(state, GRYFFINDOR) == [
         {"type": "play_special", "card": "g-referee-a", "target": "s-foul-free-goal"}]
     state, _ = special(state, GRYFFINDOR, "g-referee-a", target="s-foul-free-goal")
     state, events = close_window(state)
-    assert {"type": "special_cancelled", "seat": SLYTHERIN, "card": "s-foul-free-goal", "by": "g-referee-a"} in events
+    cancelled = {"type": "special_cancelled", "seat": SLYTHERIN, "card": "s-foul-free-goal", "by": "g-referee-a"}
+    assert cancelled in events
     # the foul gone, the cards decide: a Chaser against a sacrifice
     assert score(state, GRYFFINDOR) == 10 and score(state, SLYTHERIN) == 0
 
 
 def test_referee_cancels_a_remove_keeper_foul():
     """"A Referee cancels any Foul." -- the Keeper stays and blocks the Beater."""
-    state = revealed(["g-keeper-10", "g-referee-b", "g-beater-3b"], ["s-beater-1a", "s-foul-remove-keeper", "s-beater-3b"],
-                     "s-beater-1a", "g-keeper-10")
+    state = revealed(["g-keeper-10", "g-referee-b", "g-beater-3b"],
+                     ["s-beater-1a", "s-foul-remove-keeper", "s-beater-3b"], "s-beater-1a", "g-keeper-10")
     state, _ = special(state, SLYTHERIN, "s-foul-remove-keeper", ball=Q)
     state, _ = special(state, GRYFFINDOR, "g-referee-b", target="s-foul-remove-keeper")
     state, events = close_window(state)
@@ -474,8 +491,8 @@ def test_effects_resolve_in_the_order_played(first):
     """SPECIAL CARDS: "The effects of Special Cards must be resolved in the order in which they are played. ...
     If you cast a Spell moments before your opponent does, your spell takes effect first, then your
     opponent's." -- two Free Goals on one Quaffle: the first played wins it, the second finds it gone."""
-    state = revealed(["g-chaser-5a", "g-foul-free-goal", "g-beater-3b"], ["s-chaser-6a", "s-foul-free-goal", "s-beater-3b"],
-                     "s-chaser-6a", "g-chaser-5a")
+    state = revealed(["g-chaser-5a", "g-foul-free-goal", "g-beater-3b"],
+                     ["s-chaser-6a", "s-foul-free-goal", "s-beater-3b"], "s-chaser-6a", "g-chaser-5a")
     cards = {SLYTHERIN: "s-foul-free-goal", GRYFFINDOR: "g-foul-free-goal"}
     state, _ = special(state, first, cards[first], ball=Q)
     state, _ = special(state, 1 - first, cards[1 - first], ball=Q)
