@@ -182,6 +182,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         events: list[JSON]
         status: MatchStatusEnum
         to_act: list[int] = strawberry.field(description="The seats the game now waits on.")
+        at: float = strawberry.field(description="When the action was accepted, in milliseconds since the epoch.")
 
     @strawberry.type(description="One of your matches now waits on your seat, or has ended.")
     class TurnNotice:
@@ -197,7 +198,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         return MatchEvent(match_id=update["match_id"], version=update["version"], seat=update["seat"],
                           action=types[game_id].to_action(action) if action is not None else None,
                           events=update["events"], status=MatchStatusEnum(update["status"]),
-                          to_act=update["to_act"])
+                          to_act=update["to_act"], at=update["at"])
 
     @strawberry.type(description="The match was created.")
     class MatchCreated:

@@ -152,8 +152,11 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
             embedded = EmbeddedRedis(settings.data_dir)
             url = embedded.url
             log.info("no REDIS_URL: started an embedded Redis at %s", url)
-        client = aioredis.Redis.from_url(url, decode_responses=True, socket_timeout=5, socket_connect_timeout=2,
-                                         health_check_interval=10)
+        # a bounded pool that makes a burst of requests wait for a connection rather than fail
+        pool = aioredis.BlockingConnectionPool.from_url(
+            url, decode_responses=True, socket_timeout=5, socket_connect_timeout=2, health_check_interval=10,
+            max_connections=settings.redis_max_connections, timeout=5)
+        client = aioredis.Redis(connection_pool=pool)
         app.state.redis_url = url
         app.state.store = MatchStore(client, games, prefix=settings.key_prefix,
                                      finished_ttl=settings.finished_ttl, idle_ttl=settings.idle_ttl,

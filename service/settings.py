@@ -17,6 +17,8 @@ class Settings:
     redis_url: str = ""
     #: Redis holding the RQ queues; empty means the same as ``redis_url``.
     queue_redis_url: str = ""
+    #: Connections to Redis per service process (requests beyond wait for one).
+    redis_max_connections: int = 64
     #: Where the embedded Redis keeps its files.
     data_dir: str = ".grimoire"
     #: Prefix of every key, so several deployments (or test runs) can share a Redis.
@@ -49,6 +51,7 @@ class Settings:
             redis_url=os.environ.get("REDIS_URL", ""),
             queue_redis_url=os.environ.get("QUEUE_REDIS_URL", ""),
             data_dir=os.environ.get("GRIMOIRE_DATA_DIR", ".grimoire"),
+            redis_max_connections=_int("GRIMOIRE_REDIS_MAX_CONNECTIONS", cls.redis_max_connections),
             key_prefix=os.environ.get("GRIMOIRE_KEY_PREFIX", "g"),
             finished_ttl=_int("GRIMOIRE_FINISHED_TTL", cls.finished_ttl),
             idle_ttl=_int("GRIMOIRE_IDLE_TTL", cls.idle_ttl),

@@ -166,14 +166,16 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                            "at": {"type": "integer", "description": "Milliseconds since the epoch."}},
         },
         "StreamUpdate": {
-            "type": "object", "required": ["match_id", "version", "seat", "action", "events", "status", "to_act"],
+            "type": "object",
+            "required": ["match_id", "version", "seat", "action", "events", "status", "to_act", "at"],
             "properties": {"match_id": {"type": "string"}, "version": {"type": "integer"},
                            "seat": {"type": "integer", "description": "The seat that acted."},
                            "action": {"oneOf": [{"type": "null"}, _ref("GameAction")],
                                       "description": "Shown only to the seat that acted."},
                            "events": {"type": "array", "items": {"type": "object"}},
                            "status": {"type": "string", "enum": ["active", "finished"]},
-                           "to_act": {"type": "array", "items": {"type": "integer"}}},
+                           "to_act": {"type": "array", "items": {"type": "integer"}},
+                           "at": {"type": "integer", "description": "Accepted at, in ms since the epoch."}},
         },
         "TurnNotice": {
             "type": "object", "required": ["match_id", "seat", "version", "status", "to_act", "your_turn"],

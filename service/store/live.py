@@ -56,6 +56,7 @@ class Update:
             "action": self.action if seat == self.seat else None,
             "events": events_for(self.events, seat),
             "status": self.status, "to_act": self.to_act if self.status == "active" else [],
+            "at": self.at,
         }
 
 
