@@ -9,16 +9,20 @@ The caller's seat comes from the bearer token in the ``Authorization`` header
 (``context["token"]``); without one, a caller is a spectator.
 """
 
+import asyncio
 import enum
 from typing import Annotated, Any, AsyncGenerator, Optional, Union
 
 import strawberry
-from strawberry.extensions import MaxAliasesLimiter, MaxTokensLimiter, ParserCache, QueryDepthLimiter, ValidationCache
+from strawberry.extensions import (
+    AddValidationRules, MaxAliasesLimiter, MaxTokensLimiter, ParserCache, QueryDepthLimiter, ValidationCache,
+)
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from service.engine import Game, RuleError
 from service.store import Match, MatchStore, StoreError
+from service.store.bots import add_bot as store_add_bot, create_match as store_create_match
 
 from . import live, problems
 from .game_types import GameTypes, pascal
@@ -90,6 +94,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         seat: int
         name: Optional[str]
         joined: bool
+        bot: Optional[str] = strawberry.field(default=None, description="The bot level playing this seat, if a bot.")
 
     @strawberry.type(description="How a finished match ended.")
     class Result:
@@ -143,7 +148,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
 
         @strawberry.field
         def seats(self) -> list[Seat]:
-            return [Seat(seat=s.index, name=s.name, joined=s.joined) for s in self.record.seats]
+            return [Seat(seat=s.index, name=s.name, joined=s.joined, bot=s.bot) for s in self.record.seats]
 
         @strawberry.field(description="The seats the game waits on.")
         def to_act(self) -> list[int]:
@@ -217,17 +222,114 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         match: MatchType
         duplicate: bool = strawberry.field(description="True when this repeats an earlier idempotent request.")
 
+    @strawberry.type(description="The seat is now played by a bot.")
+    class BotAdded:
+        seat: int
+        match: MatchType
+
+    @strawberry.type(description="A default action the service played for a late seat (turn timer).")
+    class AutoAction:
+        seat: int
+        reason: str = strawberry.field(description="turn_timeout")
+        default: str = strawberry.field(description="pass, or random: the random bot's choice")
+        turn_seconds: Optional[int]
+
+    @strawberry.type(description="One step of a replay: the state after an accepted action, as the replay's "
+                                 "reader may see it (version 0: the set-up).")
+    class ReplayFrame:
+        version: int
+        seat: Optional[int] = strawberry.field(description="The seat that acted; null for the set-up.")
+        action: Optional[GameAction] = strawberry.field(
+            description="The action: shown to the seat that acted, and in the spectator replay.")
+        events: list[JSON]
+        view: GameView
+        views: Optional[list[GameView]] = strawberry.field(
+            description="Spectator replay only: every seat's view.")
+        to_act: list[int]
+        auto: Optional[AutoAction]
+
+    @strawberry.type(description="A re-computed difference between what was stored and the replayed match.")
+    class ReplayMismatch:
+        version: int
+        what: str = strawberry.field(description="log, action, events, to_act, status or state")
+        detail: str
+
+    @strawberry.type(description="A finished match re-played from its seed and action log, checked on the way.")
+    class Replay:
+        match_id: strawberry.ID
+        game: str
+        seat: Optional[int]
+        disclosure: str = strawberry.field(
+            description="seat: only what that seat could see; everything: the spectator replay of a finished match.")
+        note: str
+        seed: Optional[str]
+        verified: bool = strawberry.field(description="True when every stored state matched the re-computed one.")
+        mismatches: list[ReplayMismatch]
+        frames: list[ReplayFrame]
+
+    @strawberry.type(description="A replay job: poll it until its status is finished (or failed).")
+    class ReplayJob:
+        id: strawberry.ID
+        status: str = strawberry.field(description="queued, started, finished or failed")
+        match_id: strawberry.ID
+        seat: Optional[int]
+        replay: Optional[Replay]
+
+    def replay_job(job: dict, game_id: str | None) -> ReplayJob:
+        r = job["replay"]
+        replay = None
+        if r is not None:
+            t = types[r["game"]]
+            frames = [ReplayFrame(
+                version=f["version"], seat=f["seat"],
+                action=t.to_action(f["action"]) if f["action"] is not None else None, events=f["events"],
+                view=t.to_view(f["view"]),
+                views=[t.to_view(v) for v in f["views"]] if f.get("views") is not None else None,
+                to_act=f["to_act"],
+                auto=AutoAction(seat=f["auto"]["seat"], reason=f["auto"]["reason"], default=f["auto"]["default"],
+                                turn_seconds=f["auto"].get("turn_seconds")) if f.get("auto") else None,
+            ) for f in r["frames"]]
+            replay = Replay(match_id=r["match_id"], game=r["game"], seat=r["seat"], disclosure=r["disclosure"],
+                            note=r["note"], seed=None if r["seed"] is None else str(r["seed"]),
+                            verified=r["verified"], mismatches=[ReplayMismatch(**m) for m in r["mismatches"]],
+                            frames=frames)
+        return ReplayJob(id=job["id"], status=job["status"], match_id=job["match_id"], seat=job["seat"],
+                         replay=replay)
+
     def union(name: str, *members: type) -> Any:
         return Annotated[Union[members], strawberry.union(name)]
 
     P = problems
     MatchLookup = union("MatchLookup", MatchType, P.MatchNotFound, P.InvalidToken)
-    CreateMatchResult = union("CreateMatchResult", MatchCreated, P.UnknownGame, P.InvalidOptions)
+    CreateMatchResult = union("CreateMatchResult", MatchCreated, P.UnknownGame, P.InvalidOptions, P.UnknownBotLevel,
+                              P.NoSuchSeat, P.SeatTaken)
+    AddBotResult = union("AddBotResult", BotAdded, P.UnknownBotLevel, P.MatchNotFound, P.SeatTaken, P.MatchFull,
+                         P.NoSuchSeat)
+    StartReplayResult = union("StartReplayResult", ReplayJob, P.MatchNotFound, P.MatchNotFinished, P.NoSuchSeat)
+    ReplayLookup = union("ReplayLookup", ReplayJob, P.ReplayNotFound)
     JoinMatchResult = union("JoinMatchResult", SeatJoined, P.MatchNotFound, P.SeatTaken, P.MatchFull, P.NoSuchSeat)
     SubmitActionResult = union(
         "SubmitActionResult", ActionAccepted, P.VersionConflict, P.NotYourTurn, P.IllegalAction,
         P.MalformedAction, P.MatchFinished, P.MatchNotStarted, P.MatchNotFound, P.TokenRequired, P.InvalidToken,
         P.IdempotencyKeyReused)
+
+    @strawberry.input(description="A seat given to a bot.")
+    class BotSeatInput:
+        seat: Optional[int] = strawberry.field(default=None, description="A seat number; the lowest free one if absent.")
+        level: str = strawberry.field(description="The bot level: random or greedy (see docs/bots.md).")
+
+    @strawberry.input
+    class AddBotInput:
+        match_id: strawberry.ID
+        level: str = strawberry.field(description="The bot level: random or greedy (see docs/bots.md).")
+        seat: Optional[int] = strawberry.field(default=None, description="A seat number; the lowest free one if absent.")
+
+    @strawberry.input
+    class StartReplayInput:
+        match_id: strawberry.ID
+        seat: Optional[int] = strawberry.field(
+            default=None, description="Whose replay: a seat (what it could see), or null for the spectator's "
+                                      "(everything, the match being over).")
 
     @strawberry.input
     class CreateMatchInput:
@@ -236,6 +338,9 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         seats: Optional[int] = strawberry.field(default=None, description="Number of seats; the game's minimum if absent.")
         seed: Optional[str] = strawberry.field(default=None, description="A decimal seed for reproducible matches.")
         options: Optional[JSON] = strawberry.field(default=None, description="Match options, per the game's optionsSchema.")
+        turn_seconds: Optional[int] = strawberry.field(
+            default=None, description="A turn timer: a late seat's default move is played after this many seconds.")
+        bots: Optional[list[BotSeatInput]] = strawberry.field(default=None, description="Seats given to bots at once.")
 
     @strawberry.input
     class JoinMatchInput:
@@ -261,6 +366,15 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         def game(self, id: strawberry.ID) -> Optional[GameInfo]:
             return game_info(games[id]) if id in games else None
 
+        @strawberry.field(description="A replay job (from startReplay): its status, and the replay once finished.")
+        async def replay(self, info: Info, id: strawberry.ID) -> ReplayLookup:
+            try:
+                job = await asyncio.to_thread(info.context["request"].app.state.jobs.replay, id)
+            except StoreError as error:
+                return problems.problem_for(error)
+            game_id = (job["replay"] or {}).get("game")
+            return replay_job(job, game_id)
+
         @strawberry.field(description="A match, viewed by the seat of the bearer token (none: a spectator).")
         async def match(self, info: Info, id: strawberry.ID) -> MatchLookup:
             store: MatchStore = info.context["store"]
@@ -285,9 +399,13 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
             options = input.options
             if options is not None and not isinstance(options, dict):
                 return problems.InvalidOptions(code="invalid_options", message="options must be a JSON object.")
+            if input.turn_seconds is not None and not 1 <= input.turn_seconds <= 86400:
+                return problems.InvalidOptions(code="invalid_options", message="turnSeconds must be 1 to 86400.")
+            bots = [{"seat": b.seat, "level": b.level} for b in input.bots or []]
             try:
-                record = await store.create(input.game, variant=input.variant, options=options,
-                                            seats=input.seats, seed=seed)
+                record = await store_create_match(store, input.game, variant=input.variant, options=options,
+                                                  seats=input.seats, seed=seed, turn_seconds=input.turn_seconds,
+                                                  bots=bots)
             except (RuleError, StoreError) as error:
                 return problems.problem_for(error)
             return MatchCreated(match=MatchType(record=record, my_seat=None))
@@ -300,6 +418,25 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
             except StoreError as error:
                 return problems.problem_for(error)
             return SeatJoined(seat=seat, token=token, match=MatchType(record=record, my_seat=seat))
+
+        @strawberry.mutation(description="Give a free seat to a bot; it plays when the match waits on it.")
+        async def add_bot(self, info: Info, input: AddBotInput) -> AddBotResult:
+            store: MatchStore = info.context["store"]
+            try:
+                record, seat = await store_add_bot(store, input.match_id, input.seat, input.level)
+            except StoreError as error:
+                return problems.problem_for(error)
+            return BotAdded(seat=seat, match=MatchType(record=record, my_seat=None))
+
+        @strawberry.mutation(description="Start the replay of a finished match; poll `replay(id)` for it.")
+        async def start_replay(self, info: Info, input: StartReplayInput) -> StartReplayResult:
+            store: MatchStore = info.context["store"]
+            try:
+                record = await store.get(input.match_id)
+                job = await asyncio.to_thread(info.context["request"].app.state.jobs.start_replay, record, input.seat)
+            except StoreError as error:
+                return problems.problem_for(error)
+            return replay_job(job, record.game.id)
 
         @strawberry.mutation(description="Submit one of your legal actions at the version you read.")
         async def submit_action(self, info: Info, input: SubmitActionInput) -> SubmitActionResult:
@@ -338,6 +475,10 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
                                      status=MatchStatusEnum(payload["status"]), to_act=payload["to_act"],
                                      your_turn=payload["your_turn"])
 
+    limits = [
+        *QueryDepthLimiter(max_depth=max_depth).validation_rules,
+        *MaxAliasesLimiter(max_alias_count=max_aliases).validation_rules,
+    ]
     return strawberry.Schema(
         query=Query,
         mutation=Mutation,
@@ -346,8 +487,9 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         extensions=[
             lambda: ParserCache(maxsize=256),
             lambda: ValidationCache(maxsize=256),
-            lambda: QueryDepthLimiter(max_depth=max_depth),
+            # The limiters' rule classes are built once: the validation cache keys on them,
+            # so rules built per request would make every request miss the cache.
+            lambda: AddValidationRules(limits),
             lambda: MaxTokensLimiter(max_token_count=max_tokens),
-            lambda: MaxAliasesLimiter(max_alias_count=max_aliases),
         ],
     )
