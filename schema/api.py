@@ -11,6 +11,7 @@ The caller's seat comes from the bearer token in the ``Authorization`` header
 
 import asyncio
 import enum
+import inspect
 from typing import Annotated, Any, AsyncGenerator, Optional, Union
 
 import strawberry
@@ -356,6 +357,27 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         idempotency_key: Optional[str] = strawberry.field(
             default=None, description="Repeat a request with the same key to get its first outcome again.")
 
+    def catalogue_field(game: Game, catalogue) -> Any:
+        item_type, converter = types[game.id].catalogue_type(catalogue)
+
+        def resolve(**filters) -> list[item_type]:
+            wanted = {k: v for k, v in filters.items() if v is not None}
+            return [converter.out(item) for item in catalogue.items()
+                    if all(str(item.get(k)) == v for k, v in wanted.items())]
+
+        resolve.__signature__ = inspect.Signature([
+            inspect.Parameter(f, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Optional[str])
+            for f in catalogue.filters])
+        resolve.__annotations__ = {**{f: Optional[str] for f in catalogue.filters}, "return": list[item_type]}
+        return list[item_type], strawberry.field(resolver=resolve, description=f"{game.title}: the "
+                                                                                f"{catalogue.name}, filtered by exact match.")
+
+    catalogue_fields = {}
+    for game in games.values():
+        for catalogue in game.catalogues:
+            name = pascal(game.id)[0].lower() + pascal(game.id)[1:] + pascal(catalogue.name)
+            catalogue_fields[name] = catalogue_field(game, catalogue)
+
     @strawberry.type
     class Query:
         @strawberry.field(description="Every game Grimoire hosts.")
@@ -475,6 +497,10 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
                                      status=MatchStatusEnum(payload["status"]), to_act=payload["to_act"],
                                      your_turn=payload["your_turn"])
 
+    if catalogue_fields:
+        Query = strawberry.type(type("Query", (Query,), {
+            "__annotations__": {name: kind for name, (kind, _) in catalogue_fields.items()},
+            **{name: field for name, (_, field) in catalogue_fields.items()}}), name="Query")
     limits = [
         *QueryDepthLimiter(max_depth=max_depth).validation_rules,
         *MaxAliasesLimiter(max_alias_count=max_aliases).validation_rules,

@@ -107,6 +107,11 @@ class GameTypes:
                 input_fields[key] = (python_type, conv_field, _signature(prop))
         self.action_input, self._input_fields = self._action_input(input_fields)
 
+    def catalogue_type(self, catalogue) -> tuple[Any, "_Converter"]:
+        """The type of one item of a game's catalogue, and its converter."""
+        return self._object(catalogue.item_schema, f"{self.prefix}{catalogue.item_schema['title']}",
+                            f"catalogue {catalogue.name}")
+
     # -- conversion ---------------------------------------------------------------
 
     def to_view(self, view: dict) -> Any:

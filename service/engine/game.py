@@ -59,7 +59,7 @@ import functools
 import json
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, Callable
 
 import jsonschema
 
@@ -75,6 +75,21 @@ class Variant:
     id: str
     title: str
     description: str
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """Static reference data a game publishes, such as Casting Stones' stones.
+
+    The APIs serve it as ``GET /v1/games/<game>/<name>`` and as a typed GraphQL
+    query, filterable by exact match on each field named in ``filters``.
+    ``item_schema`` is a titled object schema in the same subset as views.
+    """
+
+    name: str
+    item_schema: dict[str, Any]
+    filters: tuple[str, ...]
+    items: Callable[[], list[dict[str, Any]]]
 
 
 def load_data(package: str, name: str) -> Any:
@@ -116,6 +131,8 @@ class Game:
     summary: str = ""
     #: ``{"options": ..., "actions": {...}, "view": ...}``, see the module docstring.
     schema: dict[str, Any] = {}
+    #: Reference data the game publishes (stone charts, card lists).
+    catalogues: tuple[Catalogue, ...] = ()
 
     # -- to implement -------------------------------------------------------
 

@@ -56,6 +56,10 @@ def _create_match_schema(game: Game) -> dict[str, Any]:
             "seats": {"type": "integer", "minimum": game.min_seats, "maximum": game.max_seats},
             "seed": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
             "options": game.options_schema,
+            "turn_seconds": {"type": "integer", "minimum": 1, "maximum": 86400,
+                             "description": "A turn timer: a late seat's default move is played after this long."},
+            "bots": {"type": "array", "maxItems": 16, "items": _ref("AddBot"),
+                     "description": "Seats given to bots at once."},
         },
     }
 
@@ -71,8 +75,22 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
             name = f"{prefix}{_pascal(action_type)}Action"
             schemas[name] = schema
             actions.append(_ref(name))
+    catalogue_paths = {}
     for game in games.values():
         schemas[f"Create{_pascal(game.id)}Match"] = _create_match_schema(game)
+        for catalogue in game.catalogues:
+            item = f"{_pascal(game.id)}{catalogue.item_schema['title']}"
+            schemas[item] = catalogue.item_schema
+            filters = [{"name": f, "in": "query", "required": False,
+                        "schema": catalogue.item_schema["properties"][f]} for f in catalogue.filters]
+            catalogue_paths[f"/v1/games/{game.id}/{catalogue.name}"] = {"get": {
+                "operationId": f"{_pascal(game.id)[0].lower()}{_pascal(game.id)[1:]}{_pascal(catalogue.name)}",
+                "summary": f"{game.title}: the {catalogue.name}, filtered by exact match.",
+                "parameters": filters,
+                "responses": {"200": _json({"type": "object", "required": ["items"], "properties": {
+                    "items": {"type": "array", "items": _ref(item)}}}, f"The {catalogue.name}."),
+                    **_problem_responses(*_COMMON)},
+            }}
     any_of = lambda refs: {"anyOf": refs} if refs else {"type": "object"}  # noqa: E731
 
     schemas.update({
@@ -102,9 +120,10 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
         },
         "GameList": {"type": "object", "required": ["games"],
                      "properties": {"games": {"type": "array", "items": _ref("Game")}}},
-        "Seat": {"type": "object", "required": ["seat", "name", "joined"],
+        "Seat": {"type": "object", "required": ["seat", "name", "joined", "bot"],
                  "properties": {"seat": {"type": "integer"}, "name": {"type": ["string", "null"]},
-                                "joined": {"type": "boolean"}}},
+                                "joined": {"type": "boolean"},
+                                "bot": {"type": ["string", "null"], "description": "The bot level, if a bot."}}},
         "Result": {"type": ["object", "null"], "required": ["winners", "reason"],
                    "properties": {"winners": {"type": "array", "items": {"type": "integer"}},
                                   "scores": {"type": ["array", "null"], "items": {"type": "number"}},
@@ -184,8 +203,78 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                            "to_act": {"type": "array", "items": {"type": "integer"}},
                            "your_turn": {"type": "boolean"}},
         },
+        "AddBot": {
+            "type": "object", "required": ["level"], "additionalProperties": False,
+            "properties": {"seat": {"type": ["integer", "null"], "minimum": 0, "maximum": 15,
+                                    "description": "A seat number; the lowest free one if absent."},
+                           "level": {"type": "string", "minLength": 1, "maxLength": 32,
+                                     "description": "random or greedy (docs/bots.md)."}},
+        },
+        "BotAdded": {"type": "object", "required": ["seat", "match"],
+                     "properties": {"seat": {"type": "integer"}, "match": _ref("Match")}},
+        "StartReplay": {
+            "type": "object", "additionalProperties": False,
+            "properties": {"seat": {"type": ["integer", "null"], "minimum": 0, "maximum": 15,
+                                    "description": "A seat (what it could see) or null: the spectator (everything)."}},
+        },
+        "AutoAction": {
+            "type": ["object", "null"], "required": ["seat", "reason", "default"],
+            "description": "A default action the service played for a late seat (turn timer).",
+            "properties": {"seat": {"type": "integer"}, "reason": {"type": "string", "enum": ["turn_timeout"]},
+                           "default": {"type": "string", "enum": ["pass", "random"]},
+                           "turn_seconds": {"type": ["integer", "null"]}, "at": {"type": "integer"}},
+        },
+        "ReplayFrame": {
+            "type": "object", "required": ["version", "seat", "action", "events", "view", "to_act", "auto"],
+            "properties": {
+                "version": {"type": "integer"},
+                "seat": {"type": ["integer", "null"], "description": "The seat that acted; null for the set-up."},
+                "action": {"oneOf": [{"type": "null"}, _ref("GameAction")],
+                           "description": "Shown to the seat that acted, and in the spectator replay."},
+                "events": {"type": "array", "items": {"type": "object"}},
+                "view": _ref("GameView"),
+                "views": {"type": "array", "items": _ref("GameView"), "description": "Spectator replay: every seat's."},
+                "to_act": {"type": "array", "items": {"type": "integer"}},
+                "auto": _ref("AutoAction"),
+            },
+        },
+        "Replay": {
+            "type": ["object", "null"],
+            "required": ["match_id", "game", "seat", "disclosure", "note", "seed", "verified", "mismatches",
+                         "frames"],
+            "properties": {
+                "match_id": {"type": "string"}, "game": {"type": "string"}, "seat": {"type": ["integer", "null"]},
+                "disclosure": {"type": "string", "enum": ["seat", "everything"]}, "note": {"type": "string"},
+                "seed": {"type": ["integer", "null"]},
+                "verified": {"type": "boolean", "description": "Every stored state matched the re-computed one."},
+                "mismatches": {"type": "array", "items": {
+                    "type": "object", "required": ["version", "what", "detail"],
+                    "properties": {"version": {"type": "integer"}, "what": {"type": "string"},
+                                   "detail": {"type": "string"}}}},
+                "frames": {"type": "array", "items": _ref("ReplayFrame")},
+            },
+        },
+        "ReplayJob": {
+            "type": "object", "required": ["id", "status", "match_id", "seat", "replay"],
+            "properties": {"id": {"type": "string"},
+                           "status": {"type": "string", "enum": ["queued", "started", "finished", "failed"]},
+                           "match_id": {"type": "string"}, "seat": {"type": ["integer", "null"]},
+                           "replay": _ref("Replay")},
+        },
         "History": {"type": "object", "required": ["entries"],
                     "properties": {"entries": {"type": "array", "items": _ref("HistoryEntry")}}},
+        "LobbyEntry": {
+            "type": "object", "description": "An open match: waiting for players, with a free seat.",
+            "required": ["id", "game", "variant", "seats", "open_seats", "created", "updated"],
+            "properties": {"id": {"type": "string"}, "game": {"type": "string"}, "variant": {"type": "string"},
+                           "seats": {"type": "array", "items": _ref("Seat")},
+                           "open_seats": {"type": "integer", "minimum": 1},
+                           "created": {"type": "integer", "description": "Milliseconds since the epoch."},
+                           "updated": {"type": "integer",
+                                       "description": "When a seat was last taken (ms since the epoch)."}},
+        },
+        "Lobby": {"type": "object", "required": ["matches"],
+                  "properties": {"matches": {"type": "array", "items": _ref("LobbyEntry")}}},
     })
 
     paths = {
@@ -200,6 +289,7 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
             "responses": {"200": _json(_ref("Game"), "The game."),
                           **_problem_responses("unknown_game", *_COMMON)},
         }},
+        **catalogue_paths,
         "/v1/matches": {"post": {
             "operationId": "createMatch", "summary": "Create a match; then join its seats.",
             "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("CreateMatch")}}},
@@ -258,6 +348,18 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                                      "unsupported_media_type", *_COMMON),
             },
         }},
+        "/v1/lobby": {"get": {
+            "operationId": "lobby",
+            "summary": "Open matches (waiting, with a free seat), longest waiting first; then join one.",
+            "parameters": [
+                {"name": "game", "in": "query", "description": "Only this game's matches.",
+                 "schema": {"type": "string", "minLength": 1}},
+                {"name": "limit", "in": "query",
+                 "schema": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}},
+            ],
+            "responses": {"200": _json(_ref("Lobby"), "The open matches."),
+                          **_problem_responses("unknown_game", *_COMMON)},
+        }},
         "/v1/matches/{match_id}/history": {"get": {
             "operationId": "matchHistory", "summary": "Accepted actions after a version, as your seat may see them.",
             "parameters": [
@@ -270,6 +372,38 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
             "security": _AUTH,
             "responses": {"200": _json(_ref("History"), "The history.", _ETAG),
                           **_problem_responses("match_not_found", "invalid_token", *_COMMON)},
+        }},
+        "/v1/matches/{match_id}/bots": {"post": {
+            "operationId": "addBot", "summary": "Give a free seat to a bot (docs/bots.md); it plays when the "
+                                                "match waits on it.",
+            "parameters": [_MATCH_ID],
+            "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("AddBot")}}},
+            "responses": {
+                "201": _json(_ref("BotAdded"), "The bot holds the seat.", _ETAG),
+                **_problem_responses("unknown_bot_level", "match_not_found", "seat_taken", "match_full",
+                                     "no_such_seat", "unsupported_media_type", *_COMMON),
+            },
+        }},
+        "/v1/matches/{match_id}/replays": {"post": {
+            "operationId": "startReplay",
+            "summary": "Start the replay of a finished match, for a seat or the spectator; poll the job.",
+            "parameters": [_MATCH_ID],
+            "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("StartReplay")}}},
+            "responses": {
+                "202": {**_json(_ref("ReplayJob"), "The replay job.", {
+                    "Location": {"description": "Where to poll it.", "schema": {"type": "string"}}}),
+                        "links": {"GetReplay": {"operationId": "getReplay",
+                                                "parameters": {"job_id": "$response.body#/id"}}}},
+                **_problem_responses("match_not_found", "match_not_finished", "no_such_seat",
+                                     "unsupported_media_type", *_COMMON),
+            },
+        }},
+        "/v1/replays/{job_id}": {"get": {
+            "operationId": "getReplay", "summary": "A replay job's status, and the replay once it is finished.",
+            "parameters": [{"name": "job_id", "in": "path", "required": True,
+                            "schema": {"type": "string", "minLength": 1, "maxLength": 200}}],
+            "responses": {"200": _json(_ref("ReplayJob"), "The replay job."),
+                          **_problem_responses("replay_not_found", *_COMMON)},
         }},
         "/v1/matches/{match_id}/events": {"get": {
             "operationId": "matchEvents",

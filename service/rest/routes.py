@@ -7,6 +7,7 @@ machine codes as GraphQL. Handlers only translate HTTP to
 :class:`service.store.MatchStore` calls and back: no rules live here.
 """
 
+import asyncio
 import json
 import re
 from typing import Any
@@ -18,9 +19,10 @@ from starlette.routing import Route
 
 from service.engine import Game, RuleError
 from service.store import Match, MatchStore, StoreError, VersionConflict, bearer_token
+from service.store.bots import add_bot as store_add_bot, create_match as store_create_match
 
 from .problems import problem
-from .schemas import CreateMatchBody, JoinSeatBody, SubmitActionBody
+from .schemas import AddBotBody, CreateMatchBody, JoinSeatBody, StartReplayBody, SubmitActionBody
 
 MAX_VERSION = 2**53 - 1  # versions stay exact in every JSON client
 _ETAG = re.compile(r'^\s*(?:W/)?"?(\d{1,18})"?\s*$')
@@ -74,7 +76,7 @@ def match_json(match: Match, seat: int | None) -> dict[str, Any]:
         "id": match.id, "game": match.game.id, "variant": match.variant, "version": match.version,
         "status": match.status, "options": match.options,
         "seed": match.seed if match.status == "finished" else None,
-        "seats": [{"seat": s.index, "name": s.name, "joined": s.joined} for s in match.seats],
+        "seats": [{"seat": s.index, "name": s.name, "joined": s.joined, "bot": s.bot} for s in match.seats],
         "to_act": match.acting, "my_seat": seat, "result": match.result, "view": match.view(seat),
     }
 
@@ -95,13 +97,32 @@ async def get_game(request: Request) -> Response:
     return JSONResponse(_game_json(game))
 
 
+async def game_catalogue(request: Request) -> Response:
+    """A game's reference data, filtered by exact match on the query parameters it allows."""
+    try:
+        game = _store(request).game(request.path_params["game_id"])
+    except StoreError as error:
+        return _error(error)
+    catalogue = next((c for c in game.catalogues if c.name == request.path_params["catalogue"]), None)
+    if catalogue is None:
+        return problem("not_found", f"{game.title} has no {request.path_params['catalogue']!r} catalogue.")
+    unknown = set(request.query_params) - set(catalogue.filters)
+    if unknown:
+        return problem("malformed_request", f"{catalogue.name} can be filtered by {', '.join(catalogue.filters)} "
+                                            f"only, not {', '.join(sorted(unknown))}.")
+    wanted = dict(request.query_params)
+    items = [item for item in catalogue.items() if all(str(item.get(k)) == v for k, v in wanted.items())]
+    return JSONResponse({"items": items})
+
+
 async def create_match(request: Request) -> Response:
     body = await _body(request, CreateMatchBody())
     if isinstance(body, Response):
         return body
     try:
-        match = await _store(request).create(body["game"], variant=body.get("variant"), options=body.get("options"),
-                                             seats=body.get("seats"), seed=body.get("seed"))
+        match = await store_create_match(_store(request), body["game"], variant=body.get("variant"),
+                                         options=body.get("options"), seats=body.get("seats"), seed=body.get("seed"),
+                                         turn_seconds=body.get("turn_seconds"), bots=body.get("bots"))
     except (RuleError, StoreError) as error:
         return _error(error)
     return _with_etag(match_json(match, None), match.version, 201, {"Location": f"/v1/matches/{match.id}"})
@@ -163,6 +184,22 @@ async def submit_action(request: Request) -> Response:
     return _with_etag(body, accepted.match.version)
 
 
+async def lobby(request: Request) -> Response:
+    """Open matches (waiting, with a free seat), longest waiting first; ``?game=`` narrows to one game."""
+    game = request.query_params.get("game") or None
+    try:
+        limit = int(request.query_params.get("limit", "50"))
+    except ValueError:
+        return problem("malformed_request", "limit must be a whole number.")
+    if not 1 <= limit <= 200:
+        return problem("malformed_request", "limit must be 1 to 200.")
+    try:
+        matches = await _store(request).lobby(game, limit=limit)
+    except StoreError as error:
+        return _error(error)
+    return JSONResponse({"matches": matches})
+
+
 async def history(request: Request) -> Response:
     store = _store(request)
     try:
@@ -181,13 +218,50 @@ async def history(request: Request) -> Response:
     return _with_etag({"entries": [e.__dict__ for e in entries]}, match.version)
 
 
+async def add_bot(request: Request) -> Response:
+    body = await _body(request, AddBotBody())
+    if isinstance(body, Response):
+        return body
+    try:
+        match, seat = await store_add_bot(_store(request), request.path_params["match_id"], body.get("seat"),
+                                          body["level"])
+    except StoreError as error:
+        return _error(error)
+    return _with_etag({"seat": seat, "match": match_json(match, None)}, match.version, 201)
+
+
+async def start_replay(request: Request) -> Response:
+    body = await _body(request, StartReplayBody())
+    if isinstance(body, Response):
+        return body
+    try:
+        match = await _store(request).get(request.path_params["match_id"])
+        job = await asyncio.to_thread(request.app.state.jobs.start_replay, match, body.get("seat"))
+    except StoreError as error:
+        return _error(error)
+    return JSONResponse(job, status_code=202, headers={"Location": f"/v1/replays/{job['id']}"})
+
+
+async def get_replay(request: Request) -> Response:
+    try:
+        job = await asyncio.to_thread(request.app.state.jobs.replay, request.path_params["job_id"])
+    except StoreError as error:
+        return _error(error)
+    return JSONResponse(job)
+
+
 routes = [
     Route("/v1/games", list_games, methods=["GET"]),
     Route("/v1/games/{game_id}", get_game, methods=["GET"]),
+    Route("/v1/games/{game_id}/{catalogue}", game_catalogue, methods=["GET"]),
     Route("/v1/matches", create_match, methods=["POST"]),
+    Route("/v1/lobby", lobby, methods=["GET"]),
     Route("/v1/matches/{match_id}", get_match, methods=["GET"]),
     Route("/v1/matches/{match_id}/seats", join_seat, methods=["POST"]),
     Route("/v1/matches/{match_id}/legal-actions", legal_actions, methods=["GET"]),
     Route("/v1/matches/{match_id}/actions", submit_action, methods=["POST"]),
     Route("/v1/matches/{match_id}/history", history, methods=["GET"]),
+    Route("/v1/matches/{match_id}/bots", add_bot, methods=["POST"]),
+    Route("/v1/matches/{match_id}/replays", start_replay, methods=["POST"]),
+    Route("/v1/replays/{job_id}", get_replay, methods=["GET"]),
 ]
