@@ -43,7 +43,8 @@ def key_prefix(redis_url) -> str:
 
 @pytest.fixture(scope="session")
 def settings(redis_url, key_prefix) -> Settings:
-    return Settings(redis_url=redis_url, key_prefix=key_prefix)
+    # rate limits are tested on their own (tests/hardening/test_limits.py); here they would only throttle
+    return Settings(redis_url=redis_url, key_prefix=key_prefix, rate_limit_per_token=0, rate_limit_per_address=0)
 
 
 @pytest.fixture(scope="session")

@@ -22,7 +22,8 @@ def start_service(redis_url: str, key_prefix: str, **env) -> tuple[subprocess.Po
         [sys.executable, "-m", "uvicorn", "--factory", "service.app:create_app", "--host", "127.0.0.1",
          "--port", str(port), "--log-level", "warning"],
         env={**os.environ, "REDIS_URL": redis_url, "GRIMOIRE_KEY_PREFIX": key_prefix,
-             "GRIMOIRE_STREAM_KEEPALIVE": "1", **env},
+             "GRIMOIRE_STREAM_KEEPALIVE": "1", "GRIMOIRE_RATE_LIMIT_PER_TOKEN": "0",
+             "GRIMOIRE_RATE_LIMIT_PER_ADDRESS": "0", **env},
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 20

@@ -1,0 +1,60 @@
+"""Rate limits per seat token and per client address, kept in Redis so they
+hold across every service process.
+
+A fixed one-second window per caller: ``INCR`` of ``<prefix>:rl:<who>:<second>``
+(which expires with its window). Past the limit a request gets ``429`` with
+``Retry-After``. A request with a bearer token counts against that token
+(its hash) and against its address; one without, against its address only.
+Health checks, metrics and the docs are not limited. A limit of 0 turns it off.
+"""
+
+from __future__ import annotations
+
+import time
+
+from redis.exceptions import RedisError
+
+from service.rest.problems import problem
+from service.store.tokens import bearer_token, hash_token
+
+UNLIMITED_PATHS = ("/healthz", "/readyz", "/metrics", "/docs", "/openapi.yaml")
+
+
+class RateLimit:
+    """ASGI middleware; the store (and its Redis) is read from the app state at request time."""
+
+    def __init__(self, app, *, per_token: int, per_address: int):
+        self.app = app
+        self.per_token = per_token
+        self.per_address = per_address
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["path"].startswith(UNLIMITED_PATHS) or \
+                not (self.per_token or self.per_address):
+            return await self.app(scope, receive, send)
+        headers = dict(scope.get("headers", ()))
+        token = bearer_token((headers.get(b"authorization") or b"").decode("latin-1"))
+        address = (scope.get("client") or ("unknown", 0))[0]
+        checks = []
+        if self.per_address:
+            checks.append((f"a:{address}", self.per_address))
+        if token and self.per_token:
+            checks.append((f"t:{hash_token(token)[:32]}", self.per_token))
+        store = scope["app"].state.store
+        second = int(time.time())
+        try:
+            async with store.redis.pipeline(transaction=False) as pipe:
+                for who, _ in checks:
+                    key = f"{store.prefix}:rl:{who}:{second}"
+                    pipe.incr(key)
+                    pipe.expire(key, 2)
+                counts = (await pipe.execute())[::2]
+        except RedisError:
+            counts = [0] * len(checks)  # Redis down: the request itself will say so with a 503
+        for (who, limit), count in zip(checks, counts):
+            if count > limit:
+                kind = "token" if who.startswith("t:") else "address"
+                response = problem("rate_limited", f"More than {limit} requests a second from this {kind}.",
+                                   headers={"Retry-After": "1"})
+                return await response(scope, receive, send)
+        return await self.app(scope, receive, send)

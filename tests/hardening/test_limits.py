@@ -1,0 +1,47 @@
+"""Abuse limits: rate limits per token and per address held in Redis across
+processes, CORS for browser front ends, and errors without internals."""
+
+import dataclasses
+
+from starlette.testclient import TestClient
+
+from service.app import create_app
+
+
+def app_client(settings, games, **changes):
+    return TestClient(create_app(dataclasses.replace(settings, **changes), games=games))
+
+
+def test_requests_past_the_address_limit_get_429_with_retry_after(settings, games):
+    with app_client(settings, games, rate_limit_per_address=5) as client:
+        statuses = [client.get("/v1/games").status_code for _ in range(12)]
+        limited = client.get("/v1/games")
+    assert statuses.count(200) <= 6 and 429 in statuses  # a window may turn over once during the burst
+    if limited.status_code == 429:
+        assert limited.headers["retry-after"] == "1" and limited.json()["code"] == "rate_limited"
+    with app_client(settings, games, rate_limit_per_address=5) as client:
+        assert client.get("/healthz").status_code == 200  # never limited
+
+
+def test_the_token_limit_holds_across_two_processes_sharing_redis(settings, games):
+    with app_client(settings, games) as setup:
+        match_id = setup.post("/v1/matches", json={"game": "high-card"}).json()["id"]
+        token = setup.post(f"/v1/matches/{match_id}/seats", json={"name": "Ann"}).json()["token"]
+    headers = {"Authorization": f"Bearer {token}"}
+    with app_client(settings, games, rate_limit_per_token=4) as a, \
+            app_client(settings, games, rate_limit_per_token=4) as b:
+        statuses = [(a if i % 2 else b).get(f"/v1/matches/{match_id}", headers=headers).status_code
+                    for i in range(10)]
+    assert 429 in statuses and statuses.count(200) <= 8
+
+
+def test_cors_allows_configured_origins_only(settings, games):
+    with app_client(settings, games, cors_origins=("https://play.example",)) as client:
+        allowed = client.options("/v1/games", headers={"Origin": "https://play.example",
+                                                       "Access-Control-Request-Method": "POST",
+                                                       "Access-Control-Request-Headers": "if-match"})
+        assert allowed.headers["access-control-allow-origin"] == "https://play.example"
+        other = client.get("/v1/games", headers={"Origin": "https://evil.example"})
+        assert "access-control-allow-origin" not in other.headers
+        exposed = client.get("/v1/games", headers={"Origin": "https://play.example"})
+        assert "ETag" in exposed.headers["access-control-expose-headers"]
