@@ -97,6 +97,16 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         joined: bool
         bot: Optional[str] = strawberry.field(default=None, description="The bot level playing this seat, if a bot.")
 
+    @strawberry.type(description="An open match in the lobby: waiting for players, with a free seat.")
+    class LobbyEntry:
+        id: strawberry.ID
+        game: strawberry.ID
+        variant: str
+        seats: list[Seat]
+        open_seats: int
+        created: float = strawberry.field(description="Milliseconds since the epoch.")
+        updated: float = strawberry.field(description="When a seat was last taken (ms since the epoch).")
+
     @strawberry.type(description="How a finished match ended.")
     class Result:
         winners: list[int]
@@ -396,6 +406,19 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
                 return problems.problem_for(error)
             game_id = (job["replay"] or {}).get("game")
             return replay_job(job, game_id)
+
+        @strawberry.field(description="Open matches (waiting, with a free seat), longest waiting first; "
+                                      "`game` narrows to one game (an unknown game has none).")
+        async def lobby(self, info: Info, game: Optional[strawberry.ID] = None, limit: int = 50) -> list[LobbyEntry]:
+            store: MatchStore = info.context["store"]
+            if game is not None and game not in store.games:
+                return []
+            entries = await store.lobby(game, limit=min(max(limit, 1), 200))
+            return [LobbyEntry(id=e["id"], game=e["game"], variant=e["variant"], open_seats=e["open_seats"],
+                               created=e["created"], updated=e["updated"],
+                               seats=[Seat(seat=s["seat"], name=s["name"], joined=s["joined"], bot=s.get("bot"))
+                                      for s in e["seats"]])
+                    for e in entries]
 
         @strawberry.field(description="A match, viewed by the seat of the bearer token (none: a spectator).")
         async def match(self, info: Info, id: strawberry.ID) -> MatchLookup:

@@ -45,6 +45,9 @@ MalformedAction = _problem("MalformedAction", "The action is not one of the game
 MatchFinished = _problem("MatchFinished", "The match is over.")
 TooManyStreams = _problem("TooManyStreams", "The token already holds as many open streams as allowed.")
 IdempotencyKeyReused = _problem("IdempotencyKeyReused", "The idempotency key was first used with another request.")
+UnknownBotLevel = _problem("UnknownBotLevel", "No bot level has that name (or it is not implemented yet).")
+MatchNotFinished = _problem("MatchNotFinished", "Only a finished match can be replayed.")
+ReplayNotFound = _problem("ReplayNotFound", "No replay has that id (or it has expired).")
 
 BY_CODE: dict[str, type] = {
     "unknown_game": UnknownGame,
@@ -62,6 +65,9 @@ BY_CODE: dict[str, type] = {
     "match_finished": MatchFinished,
     "idempotency_key_reused": IdempotencyKeyReused,
     "too_many_streams": TooManyStreams,
+    "unknown_bot_level": UnknownBotLevel,
+    "match_not_finished": MatchNotFinished,
+    "replay_not_found": ReplayNotFound,
 }
 
 ALL = (VersionConflict, *BY_CODE.values())

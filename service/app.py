@@ -2,7 +2,9 @@
 
 Mounted here: GraphQL at ``/graphql`` (GraphiQL in a browser), REST under
 ``/v1``, the OpenAPI document at ``/openapi.yaml`` with a docs page at
-``/docs``, ``/healthz`` (the process is up) and ``/readyz`` (Redis answers).
+``/docs``, ``/healthz`` (the process is up), ``/readyz`` (Redis answers) and
+``/metrics`` (Prometheus: service/metrics.py). Every request gets a request id
+and one JSON access log line (service/logs.py).
 """
 
 from __future__ import annotations
@@ -12,10 +14,13 @@ import contextlib
 import logging
 import signal
 import threading
+import redis
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError, TimeoutError as RedisTimeoutError
+from redis.exceptions import ClusterError, RedisClusterException, TryAgainError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
@@ -31,6 +36,12 @@ from service.settings import Settings
 from service.store import MatchStore
 from service.store.live import LiveUpdates, StreamLimit
 from service.store.embedded import EmbeddedRedis
+from service.store.connect import match_redis, queue_url
+from service.limits import RateLimit
+from service.logs import RequestIdMiddleware
+from service.metrics import MetricsMiddleware, SubmitObserver, metrics_endpoint
+from workers.dispatch import Dispatcher
+from workers.runtime import spawn_embedded_worker, stop_embedded_worker
 
 log = logging.getLogger("grimoire")
 
@@ -132,6 +143,21 @@ def _end_streams_on_sigterm(live: LiveUpdates) -> None:
     signal.signal(signal.SIGTERM, on_sigterm)
 
 
+def _start_jobs(store: MatchStore, settings: Settings, url: str, embedded: bool):
+    """The bot/timer/replay dispatcher as the store's listener (docs/bots.md); with an embedded
+    Redis, also a ``grimoire worker`` child process, so that bots play on one command."""
+    queue_url = settings.queue_redis_url or url
+    jobs = Dispatcher(redis.Redis.from_url(queue_url, socket_timeout=5, socket_connect_timeout=2),
+                      settings.key_prefix, replay_ttl=settings.replay_ttl,
+                      watchdog_seconds=settings.bot_watchdog_seconds)
+    store.listeners.append(jobs)
+    worker = None
+    if embedded and settings.embedded_worker:
+        worker = spawn_embedded_worker(url, settings)
+        log.info("no REDIS_URL: started a worker for bots, timers and replays (pid %d)", worker.pid)
+    return jobs, worker
+
+
 def create_app(settings: Settings | None = None, *, games: dict[str, Game] | None = None) -> Starlette:
     """The Grimoire ASGI application.
 
@@ -152,24 +178,35 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
             embedded = EmbeddedRedis(settings.data_dir)
             url = embedded.url
             log.info("no REDIS_URL: started an embedded Redis at %s", url)
-        # a bounded pool that makes a burst of requests wait for a connection rather than fail
-        pool = aioredis.BlockingConnectionPool.from_url(
-            url, decode_responses=True, socket_timeout=5, socket_connect_timeout=2, health_check_interval=10,
-            max_connections=settings.redis_max_connections, timeout=5)
-        client = aioredis.Redis(connection_pool=pool)
+        # REDIS_CLUSTER=1: a Redis Cluster client (service/store/connect.py)
+        client = match_redis(url, cluster=settings.redis_cluster, max_connections=settings.redis_max_connections)
         app.state.redis_url = url
         app.state.store = MatchStore(client, games, prefix=settings.key_prefix,
                                      finished_ttl=settings.finished_ttl, idle_ttl=settings.idle_ttl,
-                                     idempotency_ttl=settings.idempotency_ttl)
+                                     idempotency_ttl=settings.idempotency_ttl, lobby_ttl=settings.lobby_ttl,
+                                     compact_every=settings.log_compact_every,
+                                     keep_recent=settings.log_keep_recent,
+                                     on_submit=SubmitObserver() if settings.metrics else None)
+        app.state.metrics_queue_redis = None
+        if settings.metrics:  # queue depth for /metrics, read at scrape time
+            app.state.metrics_queue_redis = aioredis.Redis.from_url(
+                queue_url(url, settings.queue_redis_url, settings.redis_cluster), decode_responses=True,
+                socket_timeout=2, socket_connect_timeout=2)
         app.state.live = LiveUpdates(app.state.store)
         app.state.stream_limit = StreamLimit(settings.max_streams_per_token)
         await app.state.live.start()
         _end_streams_on_sigterm(app.state.live)
+        app.state.jobs, worker = _start_jobs(app.state.store, settings, url, embedded is not None)
         try:
             yield
         finally:
+            if worker is not None:
+                await asyncio.to_thread(stop_embedded_worker, worker)
+            app.state.jobs.connection.close()
             await app.state.live.stop()
             await client.aclose()
+            if app.state.metrics_queue_redis is not None:
+                await app.state.metrics_queue_redis.aclose()
             if embedded is not None:
                 embedded.stop()
 
@@ -183,16 +220,30 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
             Route("/readyz", readyz, methods=["GET"]),
             Route("/openapi.yaml", openapi_document, methods=["GET"]),
             Route("/docs", docs_page, methods=["GET"]),
+            *([Route("/metrics", metrics_endpoint, methods=["GET"])] if settings.metrics else []),
         ],
         exception_handlers={
             HTTPException: _http_error,
             RedisConnectionError: _redis_down,
             RedisTimeoutError: _redis_down,
+            ClusterError: _redis_down,  # a cluster shard failing over or restarting
+            RedisClusterException: _redis_down,
+            TryAgainError: _redis_down,
             Exception: _internal_error,
         },
         lifespan=lifespan,
     )
     app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
+    app.add_middleware(RateLimit, per_token=settings.rate_limit_per_token,
+                       per_address=settings.rate_limit_per_address)
+    if settings.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
+                           allow_headers=["Authorization", "Content-Type", "If-Match", "Idempotency-Key",
+                                          "Last-Event-ID", "Seat-Tokens"],
+                           expose_headers=["ETag", "Location", "Retry-After"])
+    if settings.metrics:
+        app.add_middleware(MetricsMiddleware)
+    app.add_middleware(RequestIdMiddleware)  # outermost: every log line of a request carries its id
     app.state.openapi_yaml = openapi_yaml(games)
     app.state.settings = settings
     app.state.games = games

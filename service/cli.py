@@ -2,6 +2,7 @@
 
 ``grimoire serve``            run the service (embedded Redis when REDIS_URL is unset)
 ``grimoire export-schema``    write schema/schema.graphql and openapi/openapi.yaml
+``grimoire worker``           work the bot, timer and replay queues (RQ; see docs/bots.md)
 """
 
 import argparse
@@ -20,20 +21,44 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--host", default=None)
     serve.add_argument("--port", type=int, default=None)
     commands.add_parser("export-schema", help="write schema/schema.graphql and openapi/openapi.yaml")
+    worker = commands.add_parser("worker", help="work the bot, timer and replay queues (needs REDIS_URL)")
+    worker.add_argument("--burst", action="store_true", help="stop when the queues are empty")
+    worker.add_argument("--name", default=None, help="the worker's name (default: RQ picks one)")
     args = parser.parse_args(argv)
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    from service.logs import configure_logging
+
+    logged = Settings.from_env()
+    configure_logging(logged.log_format, logged.log_level)  # JSON lines with request ids (service/logs.py)
     if args.command == "serve":
         from service.app import create_app
 
         settings = Settings.from_env()
         uvicorn.run(create_app(settings), host=args.host or settings.host, port=args.port or settings.port,
-                    log_level="info", timeout_graceful_shutdown=10)
+                    log_config=None, access_log=False, timeout_graceful_shutdown=settings.shutdown_timeout)
     elif args.command == "export-schema":
         from service.contracts import write_contracts
 
         for path in write_contracts():
             print(f"wrote {path}")
+    elif args.command == "worker":
+        from workers.runtime import run_worker
+
+        settings = Settings.from_env()
+        if not settings.redis_url:
+            print("grimoire worker needs REDIS_URL: the Redis the service uses (serve without it runs its own "
+                  "worker).", file=sys.stderr)
+            return 2
+        if settings.worker_metrics_port:  # probes and Prometheus for a worker pod (service/metrics.py)
+            import redis
+
+            from service.metrics import start_worker_metrics_server
+            from service.store.connect import queue_url
+
+            queue = redis.Redis.from_url(queue_url(settings.redis_url, settings.queue_redis_url,
+                                                   settings.redis_cluster), socket_timeout=2)
+            start_worker_metrics_server(settings.worker_metrics_port, ready=queue.ping)
+        run_worker(settings, burst=args.burst, name=args.name)
     return 0
 
 

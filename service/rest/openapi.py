@@ -10,6 +10,8 @@ from typing import Any
 
 from service.engine import Game
 
+from service.store.bots import BOT_LEVELS
+
 from .problems import STATUS
 
 
@@ -34,7 +36,7 @@ def _problem_responses(*codes: str) -> dict[str, Any]:
 _MATCH_ID = {"name": "match_id", "in": "path", "required": True,
              "schema": {"type": "string", "minLength": 1, "maxLength": 64}}
 _AUTH = [{}, {"seatToken": []}]
-_COMMON = ("malformed_request", "payload_too_large", "service_unavailable")
+_COMMON = ("malformed_request", "payload_too_large", "rate_limited", "service_unavailable")
 
 
 def _json(schema: dict, description: str, headers: dict | None = None) -> dict:
@@ -207,8 +209,9 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
             "type": "object", "required": ["level"], "additionalProperties": False,
             "properties": {"seat": {"type": ["integer", "null"], "minimum": 0, "maximum": 15,
                                     "description": "A seat number; the lowest free one if absent."},
-                           "level": {"type": "string", "minLength": 1, "maxLength": 32,
-                                     "description": "random or greedy (docs/bots.md)."}},
+                           "level": {"type": "string", "enum": list(BOT_LEVELS),
+                                     "description": "The bot level (docs/bots.md). Another name is refused with "
+                                                    "unknown_bot_level (422)."}},
         },
         "BotAdded": {"type": "object", "required": ["seat", "match"],
                      "properties": {"seat": {"type": "integer"}, "match": _ref("Match")}},
@@ -299,7 +302,8 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                             "JoinSeat": {"operationId": "joinSeat", "parameters": {"match_id": "$response.body#/id"}},
                             "GetMatch": {"operationId": "getMatch", "parameters": {"match_id": "$response.body#/id"}},
                         }},
-                **_problem_responses("unknown_game", "invalid_options", "unsupported_media_type", *_COMMON),
+                **_problem_responses("unknown_game", "invalid_options", "unknown_bot_level", "no_such_seat",
+                                     "seat_taken", "unsupported_media_type", *_COMMON),
             },
         }},
         "/v1/matches/{match_id}": {"get": {

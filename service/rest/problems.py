@@ -26,6 +26,10 @@ STATUS = {
     "idempotency_key_reused": 422,
     "precondition_required": 428,
     "too_many_streams": 429,
+    "rate_limited": 429,
+    "unknown_bot_level": 422,
+    "match_not_finished": 409,
+    "replay_not_found": 404,
     "service_unavailable": 503,
     "internal_error": 500,
 }
@@ -53,6 +57,10 @@ TITLES = {
     "idempotency_key_reused": "Idempotency key reused",
     "precondition_required": "If-Match is required",
     "too_many_streams": "Too many open streams for this token",
+    "rate_limited": "Too many requests",
+    "unknown_bot_level": "No such bot level",
+    "match_not_finished": "The match is not finished",
+    "replay_not_found": "No such replay",
     "service_unavailable": "Service unavailable",
     "internal_error": "Internal error",
 }

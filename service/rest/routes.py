@@ -111,6 +111,10 @@ async def game_catalogue(request: Request) -> Response:
         return problem("malformed_request", f"{catalogue.name} can be filtered by {', '.join(catalogue.filters)} "
                                             f"only, not {', '.join(sorted(unknown))}.")
     wanted = dict(request.query_params)
+    for name, value in wanted.items():
+        allowed = catalogue.item_schema["properties"][name].get("enum")
+        if allowed is not None and value not in allowed:
+            return problem("malformed_request", f"{name} must be one of {', '.join(map(str, allowed))}.")
     items = [item for item in catalogue.items() if all(str(item.get(k)) == v for k, v in wanted.items())]
     return JSONResponse({"items": items})
 

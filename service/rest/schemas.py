@@ -23,6 +23,8 @@ class CreateMatchBody(Schema):
     seats = WholeNumber(validate=validate.Range(min=1, max=16))
     seed = WholeNumber(validate=validate.Range(min=0, max=2**63 - 1))
     options = fields.Dict(keys=fields.String())
+    turn_seconds = WholeNumber(validate=validate.Range(min=1, max=86400))
+    bots = fields.List(fields.Nested(lambda: AddBotBody()), validate=validate.Length(max=16))
 
 
 class JoinSeatBody(Schema):
@@ -38,3 +40,18 @@ class SubmitActionBody(Schema):
         unknown = RAISE
 
     action = fields.Dict(keys=fields.String(), required=True)
+
+
+class AddBotBody(Schema):
+    class Meta:
+        unknown = RAISE
+
+    seat = WholeNumber(validate=validate.Range(min=0, max=15), allow_none=True)
+    level = fields.String(required=True, validate=validate.Length(min=1, max=32))
+
+
+class StartReplayBody(Schema):
+    class Meta:
+        unknown = RAISE
+
+    seat = WholeNumber(validate=validate.Range(min=0, max=15), allow_none=True)

@@ -4,6 +4,7 @@ from .errors import (
     IdempotencyKeyReused, InvalidToken, MatchFull, MatchNotFound, MatchNotStarted, NoSuchSeat, SeatTaken,
     StoreError, TokenRequired, TooManyStreams, UnknownGame, VersionConflict,
 )
+from .errors import MatchNotFinished, ReplayNotFound, UnknownBotLevel
 from .matches import Accepted, HistoryEntry, Match, MatchStore, Seat
 from .tokens import bearer_token
 
@@ -11,4 +12,5 @@ __all__ = [
     "Accepted", "HistoryEntry", "IdempotencyKeyReused", "InvalidToken", "Match", "MatchFull", "MatchNotFound",
     "MatchNotStarted", "MatchStore", "NoSuchSeat", "Seat", "SeatTaken", "StoreError", "TokenRequired",
     "TooManyStreams", "UnknownGame", "VersionConflict", "bearer_token",
+    "MatchNotFinished", "ReplayNotFound", "UnknownBotLevel",
 ]

@@ -1,7 +1,8 @@
 -- Commit one accepted action atomically: compare version, write the new
 -- state, append to the action log, remember the idempotency key, publish.
 --
--- KEYS[1] match hash   KEYS[2] action log stream   KEYS[3] idempotency key (optional)
+-- KEYS[1] match hash   KEYS[2] action log stream   KEYS[3] log archive (archive.py)
+-- KEYS[4] idempotency key (optional)
 -- ARGV[1] expected version      ARGV[2] new state (JSON)     ARGV[3] status
 -- ARGV[4] to_act (JSON)         ARGV[5] result (JSON or "")  ARGV[6] acting seat
 -- ARGV[7] action (JSON)         ARGV[8] events (JSON)        ARGV[9] now (ms)
@@ -10,8 +11,8 @@
 --
 -- Returns {"ok", new_version}, {"conflict", current_version},
 -- {"duplicate", idempotency record (JSON)} or {"missing"}.
-if KEYS[3] then
-  local seen = redis.call('GET', KEYS[3])
+if KEYS[4] then
+  local seen = redis.call('GET', KEYS[4])
   if seen then return {'duplicate', seen} end
 end
 local current = redis.call('HGET', KEYS[1], 'version')
@@ -26,8 +27,9 @@ redis.call('XADD', KEYS[2], version .. '-0', 'seat', ARGV[6], 'action', ARGV[7],
 local ttl = tonumber(ARGV[11])
 redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('EXPIRE', KEYS[2], ttl)
-if KEYS[3] then
-  redis.call('SET', KEYS[3], cjson.encode({fingerprint = ARGV[12], version = version}), 'EX', tonumber(ARGV[13]))
+redis.call('EXPIRE', KEYS[3], ttl)
+if KEYS[4] then
+  redis.call('SET', KEYS[4], cjson.encode({fingerprint = ARGV[12], version = version}), 'EX', tonumber(ARGV[13]))
 end
 redis.call('PUBLISH', ARGV[10], version)
 return {'ok', version}

@@ -66,3 +66,19 @@ class TooManyStreams(StoreError):
     """A seat token already holds as many open streams as allowed."""
 
     code = "too_many_streams"
+
+
+class UnknownBotLevel(StoreError):
+    """A bot level the service does not offer (see service/store/bots.py)."""
+
+    code = "unknown_bot_level"
+
+
+class MatchNotFinished(StoreError):
+    """Replays are of finished matches only."""
+
+    code = "match_not_finished"
+
+
+class ReplayNotFound(StoreError):
+    code = "replay_not_found"

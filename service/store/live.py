@@ -217,20 +217,17 @@ class LiveUpdates:
             return [u for v, u in channel.recent.items() if v > last][: self.page]
         if channel.newest <= last:
             return []
-        entries = await self.store.redis.xrange(self.store.log_key(channel.match_id), f"({last}-0", "+",
-                                                count=self.page)
+        entries = await self.store.log_entries(channel.match_id, after=last, limit=self.page)
         return [_update(channel.match_id, entry_id, fields) for entry_id, fields in entries]
 
     async def _refresh(self, channel: _Channel) -> None:
         channel.stale = False
-        start = f"({channel.newest}-0" if channel.newest >= 0 else "-"
         if channel.newest < 0:  # first read: just the newest few
             entries = await self.store.redis.xrevrange(self.store.log_key(channel.match_id), "+", "-",
                                                        count=self.cache_size)
             entries.reverse()
         else:
-            entries = await self.store.redis.xrange(self.store.log_key(channel.match_id), start, "+",
-                                                    count=self.cache_size)
+            entries = await self.store.log_entries(channel.match_id, after=channel.newest, limit=self.cache_size)
         for entry_id, fields in entries:
             update = _update(channel.match_id, entry_id, fields)
             channel.recent[update.version] = update

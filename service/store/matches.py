@@ -12,6 +12,12 @@ One match is a few keys sharing a Redis Cluster hash tag ``{ID}``:
     the first outcome of an idempotent submission.
 ``<prefix>:m:{ID}:events``
     the pub/sub channel; each message is the new version (or ``seat:<n>`` on a join).
+``<prefix>:m:{ID}:log:z``
+    the older part of the log, compressed (archive.py): the stream keeps only
+    the newest entries once ``compact_every`` is set; read the log through
+    :meth:`MatchStore.log_entries`, never the stream alone.
+``<prefix>:lobby:<game>``
+    a sorted set of the game's open matches (lobby.py); not in a match's slot.
 
 Versions start at 0 and grow by exactly one per accepted action, written by
 ``commit.lua`` in one atomic step with the log entry and the publish. A
@@ -25,6 +31,7 @@ import hashlib
 import hmac
 import json
 import secrets
+import logging
 import time
 from dataclasses import dataclass
 from importlib import resources
@@ -34,10 +41,11 @@ import redis.asyncio as aioredis
 
 from service.engine import Game, IllegalAction, RuleError, events_for
 
+from . import archive, lobby
 from .tokens import hash_token, new_token
 from .errors import (
     IdempotencyKeyReused, InvalidToken, MatchFull, MatchNotFound, MatchNotStarted, NoSuchSeat, SeatTaken,
-    TokenRequired, UnknownGame, VersionConflict,
+    StoreError, TokenRequired, UnknownGame, VersionConflict,
 )
 
 
@@ -65,6 +73,7 @@ class Seat:
     index: int
     name: str | None
     token_hash: str | None = None
+    bot: str | None = None  # the bot level playing this seat (service/store/bots.py), or None
 
     @property
     def joined(self) -> bool:
@@ -88,6 +97,7 @@ class Match:
     state: dict[str, Any]
     created: int
     updated: int
+    turn_seconds: int | None = None  # the turn timer (workers/timers), None for none
 
     @property
     def acting(self) -> list[int]:
@@ -131,16 +141,35 @@ class MatchStore:
 
     def __init__(self, client: aioredis.Redis, games: dict[str, Game], *, prefix: str = "g",
                  finished_ttl: int = 7 * 24 * 3600, idle_ttl: int = 30 * 24 * 3600,
-                 idempotency_ttl: int = 24 * 3600):
+                 idempotency_ttl: int = 24 * 3600, lobby_ttl: int = 3600, compact_every: int = 0,
+                 keep_recent: int = 2, on_submit=None):
         self.redis = client
         self.games = games
         self.prefix = prefix
         self.finished_ttl = finished_ttl
         self.idle_ttl = idle_ttl
         self.idempotency_ttl = idempotency_ttl
+        #: Seconds a waiting match stays in the lobby (lobby.py); log compaction (archive.py).
+        self.lobby_ttl = lobby_ttl
+        self.compact_every = compact_every
+        self.keep_recent = max(keep_recent, 1)
+        #: ``on_submit(game id | None, code | None)`` after every submission: code None
+        #: when accepted (service/metrics.py counts them).
+        self.on_submit = on_submit
         scripts = resources.files(__package__)
         self._commit = client.register_script(scripts.joinpath("commit.lua").read_text())
         self._join = client.register_script(scripts.joinpath("join.lua").read_text())
+        self._compact = client.register_script(scripts.joinpath("compact.lua").read_text())
+        #: ``async def listener(match)`` called after every accepted action and join
+        #: (the bot and timer dispatcher, workers/dispatch.py); a failing one is logged.
+        self.listeners: list = []
+
+    async def _notify(self, match: "Match") -> None:
+        for listener in self.listeners:
+            try:
+                await listener(match)
+            except Exception:  # an accepted action stays accepted; the bot watchdog recovers
+                logging.getLogger("grimoire.store").exception("match listener failed for %s", match.id)
 
     # -- keys ------------------------------------------------------------------
 
@@ -150,8 +179,14 @@ class MatchStore:
     def log_key(self, match_id: str) -> str:
         return f"{self.key(match_id)}:log"
 
+    def archive_key(self, match_id: str) -> str:
+        return f"{self.key(match_id)}:log:z"
+
     def channel(self, match_id: str) -> str:
         return f"{self.key(match_id)}:events"
+
+    def lobby_key(self, game_id: str) -> str:
+        return f"{self.prefix}:lobby:{game_id}"
 
     def idempotency_key(self, match_id: str, seat: int, key: str) -> str:
         return f"{self.key(match_id)}:idem:{seat}:{hashlib.sha256(key.encode()).hexdigest()[:32]}"
@@ -165,7 +200,7 @@ class MatchStore:
             raise UnknownGame(f"There is no game {game_id!r}; see the list of games.") from None
 
     async def create(self, game_id: str, *, variant: str | None = None, options: dict | None = None,
-                     seats: int | None = None, seed: int | None = None) -> Match:
+                     seats: int | None = None, seed: int | None = None, turn_seconds: int | None = None) -> Match:
         """Create a match; raises UnknownGame or InvalidOptions (a RuleError)."""
         game = self.game(game_id)
         seats = game.min_seats if seats is None else seats
@@ -180,10 +215,13 @@ class MatchStore:
             "seed": seed, "seats": seats, "state": _dumps(state), "version": 0, "status": "waiting",
             "to_act": _dumps(sorted(game.to_act(state))), "result": "", "created": now, "updated": now,
         }
+        if turn_seconds is not None:
+            fields["turn_seconds"] = turn_seconds
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(self.key(match_id), mapping=fields)
             pipe.expire(self.key(match_id), self.idle_ttl)
             await pipe.execute()
+        await lobby.listed(self, game.id, match_id, now)
         return self._match(match_id, {k: str(v) for k, v in fields.items()})
 
     async def get(self, match_id: str) -> Match:
@@ -192,10 +230,17 @@ class MatchStore:
             raise MatchNotFound(f"There is no match {match_id!r} (it may have expired).")
         return self._match(match_id, record)
 
-    async def join(self, match_id: str, name: str, seat: int | None = None) -> tuple[Match, int, str]:
-        """Claim a seat; return the match, the seat and its bearer token (shown once)."""
+    async def join(self, match_id: str, name: str, seat: int | None = None, *,
+                   bot: dict | None = None) -> tuple[Match, int, str]:
+        """Claim a seat; return the match, the seat and its bearer token (shown once).
+
+        ``bot`` (``{"level": ...}``) makes it a bot seat: see service/store/bots.py.
+        """
         token = new_token(match_id)
-        record = _dumps({"name": name, "token": hash_token(token), "joined": _now_ms()})
+        info = {"name": name, "token": hash_token(token), "joined": _now_ms()}
+        if bot is not None:
+            info["bot"] = bot
+        record = _dumps(info)
         reply = await self._join(keys=[self.key(match_id)],
                                  args=[-1 if seat is None else seat, record, _now_ms(), self.channel(match_id)])
         outcome = reply[0]
@@ -207,7 +252,13 @@ class MatchStore:
             raise MatchFull("Every seat of this match is taken.")
         if outcome == "no_such_seat":
             raise NoSuchSeat(f"This match has no seat {seat}.")
-        return await self.get(match_id), int(reply[1]), token
+        match = await self.get(match_id)
+        if match.status == "waiting" and not all(s.joined for s in match.seats):
+            await lobby.listed(self, match.game.id, match_id)
+        else:
+            await lobby.delisted(self, match.game.id, match_id)
+        await self._notify(match)
+        return match, int(reply[1]), token
 
     def authenticate(self, match: Match, token: str | None) -> int | None:
         """The seat ``token`` acts for; None for no token (a spectator)."""
@@ -223,7 +274,23 @@ class MatchStore:
         return found
 
     async def submit(self, match_id: str, token: str | None, expected_version: int, action: Any,
-                     idempotency_key: str | None = None, *, game_id: str | None = None) -> Accepted:
+                     idempotency_key: str | None = None, *, game_id: str | None = None,
+                     acting_seat: int | None = None) -> Accepted:
+        """See :meth:`_submit`; reports each outcome to ``on_submit``."""
+        try:
+            accepted = await self._submit(match_id, token, expected_version, action, idempotency_key,
+                                          game_id=game_id, acting_seat=acting_seat)
+        except (RuleError, StoreError) as error:
+            if self.on_submit is not None:
+                self.on_submit(None, error.code)
+            raise
+        if self.on_submit is not None and not accepted.duplicate:
+            self.on_submit(accepted.match.game.id, None)
+        return accepted
+
+    async def _submit(self, match_id: str, token: str | None, expected_version: int, action: Any,
+                      idempotency_key: str | None = None, *, game_id: str | None = None,
+                      acting_seat: int | None = None) -> Accepted:
         """Apply ``action`` for the token's seat if the match is at ``expected_version``.
 
         ``game_id``, when given, is the game the caller believes it plays; an action
@@ -231,12 +298,15 @@ class MatchStore:
         VersionConflict, MatchNotFound,
         TokenRequired, InvalidToken, MatchNotStarted or IdempotencyKeyReused.
         Nothing is written unless the action is accepted.
+
+        ``acting_seat`` (instead of a token) is for trusted server-side callers only,
+        the bot and timer jobs in workers/; the APIs never pass it.
         """
         action = canonical(action)
-        if token is None:
+        if token is None and acting_seat is None:
             raise TokenRequired("Acting needs the bearer token you got when you joined a seat.")
         match = await self.get(match_id)
-        seat = self.authenticate(match, token)
+        seat = self.authenticate(match, token) if acting_seat is None else acting_seat
         idem_key = fingerprint = None
         if idempotency_key is not None:
             idem_key = self.idempotency_key(match_id, seat, idempotency_key)
@@ -262,7 +332,8 @@ class MatchStore:
         status = "finished" if result is not None else "active"
         now = _now_ms()
         reply = await self._commit(
-            keys=[self.key(match_id), self.log_key(match_id)] + ([idem_key] if idem_key else []),
+            keys=[self.key(match_id), self.log_key(match_id), self.archive_key(match_id)]
+            + ([idem_key] if idem_key else []),
             args=[expected_version, _dumps(state), status, _dumps(sorted(match.game.to_act(state))),
                   _dumps(result) if result is not None else "", seat, _dumps(action), _dumps(events), now,
                   self.channel(match_id), self.finished_ttl if result is not None else self.idle_ttl,
@@ -279,6 +350,11 @@ class MatchStore:
         version = int(reply[1])
         match.state, match.version, match.status, match.result, match.updated = state, version, status, result, now
         match.to_act = sorted(match.game.to_act(state))
+        try:
+            await archive.compact(self, match_id, version, status == "finished")
+        except Exception:  # the action stays accepted; a later compaction catches up
+            logging.getLogger("grimoire.store").exception("log compaction failed for %s", match_id)
+        await self._notify(match)
         return Accepted(match, seat, version, events)
 
     async def _replay_outcome(self, match: Match, seat: int, record: dict, fingerprint: str) -> Accepted:
@@ -288,7 +364,7 @@ class MatchStore:
         if "code" in record:
             raise RuleError(record["message"], code=record["code"])
         version = record["version"]
-        entries = await self.redis.xrange(self.log_key(match.id), f"{version}-0", f"{version}-0")
+        entries = await archive.entries(self, match.id, version - 1, 1)
         events = json.loads(entries[0][1]["events"]) if entries else []
         return Accepted(await self.get(match.id), seat, version, events, duplicate=True)
 
@@ -296,7 +372,7 @@ class MatchStore:
         """Accepted actions after version ``after``, as ``seat`` may see them."""
         if not await self.redis.exists(self.key(match_id)):
             raise MatchNotFound(f"There is no match {match_id!r} (it may have expired).")
-        entries = await self.redis.xrange(self.log_key(match_id), f"({after}-0", "+", count=limit)
+        entries = await self.log_entries(match_id, after=after, limit=limit)
         history = []
         for entry_id, fields in entries:
             acting = int(fields["seat"])
@@ -309,6 +385,14 @@ class MatchStore:
             ))
         return history
 
+    async def log_entries(self, match_id: str, *, after: int = 0, limit: int = 100) -> list[tuple[str, dict]]:
+        """Raw log entries (``("<version>-0", fields)``, unfiltered: secret) after version ``after``."""
+        return await archive.entries(self, match_id, after, limit)
+
+    async def lobby(self, game_id: str | None = None, *, limit: int = 50) -> list[dict[str, Any]]:
+        """Open matches (waiting, with a free seat) of one game or all: see lobby.py."""
+        return await lobby.open_matches(self, game_id, limit=limit)
+
     async def ping(self) -> bool:
         return bool(await self.redis.ping())
 
@@ -320,7 +404,7 @@ class MatchStore:
         for i in range(n):
             raw = record.get(f"seat:{i}")
             info = json.loads(raw) if raw else {}
-            seats.append(Seat(i, info.get("name"), info.get("token")))
+            seats.append(Seat(i, info.get("name"), info.get("token"), (info.get("bot") or {}).get("level")))
         return Match(
             id=match_id,
             game=self.game(record["game"]),
@@ -335,4 +419,5 @@ class MatchStore:
             state=json.loads(record["state"]),
             created=int(record["created"]),
             updated=int(record["updated"]),
+            turn_seconds=int(record["turn_seconds"]) if record.get("turn_seconds") else None,
         )

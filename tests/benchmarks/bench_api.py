@@ -268,7 +268,8 @@ def server_app():
         from service.app import create_app
         from service.settings import Settings
 
-        return create_app(Settings(redis_url=config["redis_url"], key_prefix=config["key_prefix"]),
+        return create_app(Settings(redis_url=config["redis_url"], key_prefix=config["key_prefix"],
+                                   rate_limit_per_token=0, rate_limit_per_address=0),  # the baselines have none
                           games=bench_games(config["game"]))
     records = BareRecords(config["redis_url"], config["key_prefix"])
     if config["api"] == "baseline-starlette":

@@ -12,7 +12,7 @@ module and the tests share one reading of "what did this cast make?".
 
 from __future__ import annotations
 
-from .catalogue import ARTIFACT, CHARACTER, ELEMENT, STONES
+from .catalogue import ARTIFACT, CHARACTER, CHASER, ELEMENT, STONES
 
 SYMBOL, NUMBER, LEANER, UNCAST = "s", "n", "l", "-"
 
@@ -31,7 +31,8 @@ EFFECT = {SPELL: PLACE, POTION: SWAP, CHARM: KNOCK}
 _SPELL_SYMBOLS = sorted((CHARACTER, ARTIFACT, ELEMENT))
 
 
-def read_cast(hand: list[str], faces: str, wild_chasers: bool = False) -> tuple[str, int | None]:
+def read_cast(hand: list[str], faces: str, wild_chasers: bool = False,
+              declared: dict[str, str] | None = None) -> tuple[str, int | None]:
     """What ``hand`` cast with ``faces`` makes: ``(kind, power)``.
 
     ``kind`` is spell, potion, charm, bungle, or pending while a stone is
@@ -42,7 +43,9 @@ def read_cast(hand: list[str], faces: str, wild_chasers: bool = False) -> tuple[
       and 1 Element (Brown) Stone, and numbers on the remaining two" -- read
       strictly: exactly three symbols, one of each of those types. Two
       character symbols and an artifact are not a Spell even with two numbers.
-      With ``wild_chasers`` (Advanced) a Chaser symbol may stand for a missing type.
+      With ``wild_chasers`` (Advanced) a Chaser symbol stands for the type its
+      caster ``declared`` (stone id -> type); without declarations, for
+      whichever type the Spell misses (the best reading).
     * Potion: "If all 5 Casting Stones land symbol-side up".
     * Charm: "If all 5 Casting Stones land numbered-side up".
     * Anything else after the last cast is a Bungle.
@@ -55,10 +58,18 @@ def read_cast(hand: list[str], faces: str, wild_chasers: bool = False) -> tuple[
     if symbols == 0:
         return CHARM, sum(STONES[s].number for s in hand)
     if symbols == 3:
-        shown = sorted(STONES[s].type for s, f in zip(hand, faces) if f == SYMBOL)
-        if shown == _SPELL_SYMBOLS or (wild_chasers and _wild_spell(shown)):
+        shown = sorted(_symbol_type(s, wild_chasers, declared) for s, f in zip(hand, faces) if f == SYMBOL)
+        if shown == _SPELL_SYMBOLS or (wild_chasers and declared is None and _wild_spell(shown)):
             return SPELL, sum(STONES[s].number for s, f in zip(hand, faces) if f == NUMBER)
     return BUNGLE, None
+
+
+def _symbol_type(stone_id: str, wild_chasers: bool, declared: dict[str, str] | None) -> str:
+    """The type a symbol-up stone counts as: its own, or for a wild Chaser the type declared for it."""
+    own = STONES[stone_id].type
+    if own == CHASER and wild_chasers and declared is not None:
+        return declared.get(stone_id, CHASER)
+    return own
 
 
 def _wild_spell(shown: list[str]) -> bool:

@@ -15,7 +15,11 @@ source of truth (how each field was read from the scans is in
 ``mat.json``
     The Tower Mat: 8 turrets in a ring, 6 Turret Gems a player, 4 in a row win.
 ``variants.json``
-    What each variant changes (stone set, hand make-up, vaults, wild Chasers).
+    What each variant changes (stone set, hand make-up, vaults, wild Chasers,
+    the Library of Casting Cards, collections brought by the players).
+
+The Casting Cards are in ``cards.json`` and :mod:`.cards`; themed hands and
+the Starter/Refill pack generator of the Advanced Game in :mod:`.collections`.
 
 Stones are named everywhere (state, actions, views, events) by their ``id``,
 a stable slug of the concordance name, e.g. ``"harry-potter"``.
@@ -54,20 +58,29 @@ class Stone:
         return {"id": self.id, "n": self.n, "name": self.name, "type": self.type, "number": self.number,
                 "rarity": self.rarity}
 
+    def entry(self) -> dict[str, Any]:
+        """The whole catalogue entry (schema.json "stone"): public fields plus the chart's group and label."""
+        return dict(self.public(), group=self.group, chart_name=self.chart_name)
+
 
 @dataclass(frozen=True)
 class VariantRules:
     id: str
     title: str
     description: str
-    stone_set: str                 # key into sets.json
+    stone_set: str | None          # key into sets.json: the stones drafted at set-up (None: players bring theirs)
     hand_quota: dict[str, int]     # stones of each type a Casting Hand is drafted with
     shared_vault: bool             # Basic/Intermediate: one Vault; Advanced: one per player
     wild_chasers: bool             # Advanced: "Chasers are wild"
+    hand_size: int = 5             # "These 5 Stones form your Casting Hand" (GAME SUMMARY)
+    library: tuple[str, ...] = ()  # Intermediate: the cards dealt face-down after the draft (THE LIBRARY)
+    collection_size: int = 0       # Advanced: stones each player brings ("10 Casting Stones"); 0: a draft
+    counter_spells: bool = False   # Advanced: "COUNTER SPELLS on Casting Cards play just like SPELLS"
+    card_actions: bool = False     # Advanced: victory actions also swap and knock Casting Cards
 
     @property
-    def hand_size(self) -> int:
-        return sum(self.hand_quota.values())
+    def brings_collections(self) -> bool:
+        return self.collection_size > 0
 
 
 def _load() -> tuple[dict[str, Stone], dict[str, dict[str, Any]], dict[str, Any], dict[str, VariantRules]]:
@@ -83,7 +96,13 @@ def _load() -> tuple[dict[str, Stone], dict[str, dict[str, Any]], dict[str, Any]
     mat = load_data(__package__, "mat.json")
     variants = {}
     for row in load_data(__package__, "variants.json")["variants"]:
-        variants[row["id"]] = VariantRules(**row)
+        rules = VariantRules(**dict(row, library=tuple(row.get("library", ()))))
+        if rules.stone_set is not None:
+            if rules.stone_set not in sets:
+                raise ValueError(f"variant {rules.id!r} names unknown stone set {rules.stone_set!r}")
+            if sum(rules.hand_quota.values()) != rules.hand_size:
+                raise ValueError(f"variant {rules.id!r}: the draft quota does not make a {rules.hand_size}-stone hand")
+        variants[rules.id] = rules
     return stones, sets, mat, variants
 
 
@@ -106,3 +125,18 @@ def stone(stone_id: str) -> Stone:
 def set_stones(name: str) -> list[str]:
     """The stone ids of a named stone set, in concordance order."""
     return sorted(STONE_SETS[name]["stones"], key=lambda s: STONES[s].n)
+
+
+def stones(type: str | None = None, rarity: str | None = None) -> list[dict[str, Any]]:  # noqa: A002 (API names)
+    """The catalogue entries (schema.json "stone"), in concordance order, filtered by type and/or rarity.
+
+    A pure function for the catalogue endpoints: ``stones(type="chaser")``, ``stones(rarity="common")``.
+    An unknown type or rarity matches nothing (the API validates them against the enums).
+    """
+    return [s.entry() for s in sorted(STONES.values(), key=lambda s: s.n)
+            if (type is None or s.type == type) and (rarity is None or s.rarity == rarity)]
+
+
+def turret_index(name: str) -> int:
+    """The index round the ring of the turret called ``name`` (mat.json), e.g. Slytherin -> 4."""
+    return TURRET_NAMES.index(name)

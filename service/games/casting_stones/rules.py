@@ -1,37 +1,49 @@
-"""Casting Stones, the Basic Game (manual sections A, B and E).
+"""Casting Stones: the Basic, Intermediate and Advanced Games (manual sections A to E).
 
 Read this beside ``/work/shared/seeds/000_a80342418ab30e6c.txt`` (the manual
 and the stone chart) and ``003_82b6d6042101b6cb.txt`` (a second scan in raw
 reading order). Section letters and headings below are the manual's; every
 decision the manual leaves open is listed, with its source, in
-``docs/rules/casting-stones.md``.
+``docs/rules/casting-stones.md``. Helpers: :mod:`.casts` (reading a cast),
+:mod:`.victory` (place, swap, knock out), :mod:`.cards` (Casting Cards),
+:mod:`.library` and :mod:`.collecting` (setting up the cards and collections).
 
 The shape of a match
 --------------------
-1. GETTING STARTED, "Divide the Casting Stones": the starter set lies in the
-   centre; seat 0 (the youngest) and seat 1 pick one stone at a time until
-   each Casting Hand has 1 character, 2 artifacts and 2 elements; the two
-   stones left over go to the shared Vault.
+1. Set-up.
+   * Basic and Intermediate, GETTING STARTED, "Divide the Casting Stones": the
+     starter set lies in the centre; seat 0 (the youngest) and seat 1 pick one
+     stone at a time until each Casting Hand has 1 character, 2 artifacts and
+     2 elements; the two stones left over go to the shared Vault.
+   * Intermediate, THE LIBRARY: the Double Potion and Charms cards lie
+     face-down; seat 0 takes one, seat 1 the other; both go face-up.
+   * Advanced, CASTING HANDS (ADVANCED): both seats at once bring 10 stones and
+     their cards, 5 stones cast and 5 kept in a private Vault.
 2. Each turn (B, SEQUENCE OF PLAY): both players cast, the turn's first caster
-   first; Leaners are tipped, first caster first; "Seconds": first caster
-   then the other may re-cast any of their stones; the casts are compared;
-   the winner takes one victory action (place, swap or knock-out); the
-   winner casts first next turn.
+   first; Leaners are tipped and (Advanced) symbol-up Chasers declared, first
+   caster first; "Seconds": first caster then the other may re-cast any of
+   their stones; the casts are compared, and Casting Cards checked; the winner
+   takes one victory action (place, swap or knock-out); card bonuses follow;
+   the winner casts first next turn.
 3. ENDGAME: four adjacent turrets held win. A match option caps the number of
    turns (a match that reaches it ends with no winner).
 
 Seats, phases and the state
 ---------------------------
-Two seats; exactly one acts at a time (``state["act"]``). ``state["ph"]`` is
-the phase:
+Two seats; one acts at a time (``state["act"]``), except while both bring
+their collections in the Advanced Game. ``state["ph"]`` is the phase:
 
 ``pick``      set-up draft, action ``pick``
+``library``   Intermediate set-up: seat 0 takes a face-down card, ``take_card``
+``bring``     Advanced set-up, both seats: ``bring``
 ``cast``      first cast of the turn, action ``cast`` (the RNG decides faces)
 ``tip``       tip a standing Leaner, action ``tip``
+``declare``   Advanced: declare a symbol-up Chaser's type, action ``declare``
 ``seconds``   keep the cast or re-cast some stones, ``keep`` / ``recast``
 ``victory``   the turn's winner acts: ``place``, ``swap_gems``, ``swap_stone``,
-              ``knock_gem`` or ``knock_stone``
+              ``swap_card``, ``knock_gem``, ``knock_stone`` or ``knock_card``
 ``replace``   the knocked-out player takes a Vault stone, action ``replace``
+``bonus``     a Casting Card's bonus step: the same actions, or ``pass``
 ``over``      the match has ended
 
 State keys (compact; everything is plain JSON)::
@@ -41,37 +53,55 @@ State keys (compact; everything is plain JSON)::
     turn    turn number (0 in set-up)  first  this turn's first caster
     pool    stones still in the centre during set-up
     hands   [[stone ids], [stone ids]] the two Casting Hands
-    vault   [[stone ids]]              the Vaults: one shared list in the Basic
-                                       game, one per seat in the Advanced game
+    vault   [[stone ids]]              the Vaults: one shared list in the Basic and
+                                       Intermediate games, one per seat in the Advanced
     faces   ["ssnnl", "-----"]         faces showing, one char per hand stone
                                        (casts.py: s symbol, n number, l Leaner, - uncast)
     done    [0|1|2, 0|1|2]             Seconds: 0 undecided, 1 kept, 2 re-cast
     gems    [seat|None] * 8            who holds each turret
     line    [int, int]                 Turret Gems still in each player's line
     vic     {"seat", "kind"} | None    the victory being taken now
+    bq      [{"seat", "card", "step", "left"}]  card bonus steps still to take, first is current
     knocked stone id | None            the stone just knocked into the Vault
-    last    the last compared turn: {"turn", "winner", "kinds", "powers",
-            "void", "action", "replacement"} | None
+    last    the last compared turn: {"turn", "winner", "kinds", "powers", "counter",
+            "cards", "void", "action", "replacement", "bonus"} | None
     winner  seat | None                end    None | "four_turrets" | "turn_limit"
 
-Everything on the table is public in this game: hands, casts and the Vault are
-open ("You must show your opponent..." and stones are cast in the open), so
-every seat and spectators get the same view. Only the RNG state is secret, and
-it never leaves the state.
+Only in the variants that use them (so the Basic state stays small)::
+
+    lib     [[card ids], [card ids]]   Intermediate, Advanced: face-up cards in each Library (in play)
+    down    [[card ids], [card ids]]   Intermediate, Advanced: face-down cards, used, out of play
+    hist    [[kind], [kind]]           Intermediate, Advanced: each seat's last cast kinds (streak cards)
+    deck    [card ids]                 Intermediate set-up: the face-down cards, in secret order
+    decl    [{stone: type}, {...}]     Advanced: what each symbol-up Chaser was declared as
+    vc      [[card ids], [card ids]]   Advanced: cards in each private Vault
+    br      [collection|None] * 2      Advanced set-up: what each seat brought, until both have
+    pk      [int, int] | None          Advanced set-up: each seat's pack-generator seed
+
+Hidden information: the RNG state; in the Intermediate set-up, which face-down
+card is which; in the Advanced Game, what each seat brought until both have,
+and each private Vault's contents (its owner sees it, the opponent its size).
+Hands, casts, gems and Libraries are on the table for all to see.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from service.engine import Action, Event, Game, Rng, State, Variant, load_data
+from service.engine import Action, Catalogue, Event, Game, InvalidOptions, Rng, State, Variant, load_data
 
-from .casts import BUNGLE, EFFECT, KNOCK, LEANER, NUMBER, PENDING, PLACE, SWAP, SYMBOL, UNCAST, read_cast, winner_of
+from . import catalogue, collecting, library, victory
+from .cards import CARDS, LONGEST_STREAK, OF_CARDS, OF_GEMS, OF_STONES, conditions_hold, shows_stones, works
+from .casts import (
+    BUNGLE, EFFECT, KNOCK, LEANER, NUMBER, PENDING, PLACE, SPELL, SWAP, SYMBOL, UNCAST, read_cast, winner_of,
+)
 from .catalogue import (
-    GEMS_PER_PLAYER, RUN_TO_WIN, STONES, TURRET_NAMES, TURRETS, VARIANTS, VariantRules, set_stones,
+    ARTIFACT, CHARACTER, CHASER, ELEMENT, GEMS_PER_PLAYER, RUN_TO_WIN, STONES, TURRET_NAMES, TURRETS, VARIANTS,
+    VariantRules, set_stones,
 )
 
-PICK, CAST, TIP, SECONDS, VICTORY, REPLACE, OVER = "pick", "cast", "tip", "seconds", "victory", "replace", "over"
+PICK, LIBRARY, BRING, CAST, TIP, DECLARE, SECONDS, VICTORY, REPLACE, BONUS, OVER = (
+    "pick", "library", "bring", "cast", "tip", "declare", "seconds", "victory", "replace", "bonus", "over")
 
 FOUR_TURRETS, TURN_LIMIT = "four_turrets", "turn_limit"
 
@@ -80,6 +110,13 @@ UNDECIDED, KEPT, RECAST = 0, 1, 2
 
 _FACE_NAMES = {SYMBOL: "symbol", NUMBER: "number", LEANER: "leaner", UNCAST: "uncast"}
 _FACE_CODES = {"symbol": SYMBOL, "number": NUMBER}
+#: "Chasers are wild – they can become Character, Artifact or Element Stones as the player wishes." (A)
+WILD_TYPES = (CHARACTER, ARTIFACT, ELEMENT)
+
+#: Stand-ins for per-seat keys a variant's state does not have (read-only).
+_NONE: tuple[tuple, tuple] = ((), ())
+_NO_DECLARATIONS: tuple[dict, dict] = ({}, {})
+_NONE_PAIR = (None, None)
 
 #: Every non-empty subset of hand positions, for the ``recast`` actions.
 _SUBSETS = {size: [[i for i in range(size) if mask >> i & 1] for mask in range(1, 1 << size)] for size in range(1, 11)}
@@ -114,25 +151,42 @@ class CastingStones(Game):
     variants = tuple(Variant(v.id, v.title, v.description) for v in VARIANTS.values())
     summary = ("Two wizards cast rune stones to conjure Spells, Potions and Charms (Spell beats Potion beats "
                "Charm beats Spell); winning casts place, swap and knock Turret Gems until one holds four "
-               "adjacent turrets of the Tower Mat.")
+               "adjacent turrets of the Tower Mat. Intermediate and Advanced games add Casting Cards, private "
+               "Vaults and collections of stones.")
     schema = load_data(__package__, "schema.json")
+    catalogues = (
+        Catalogue("stones", schema["stone"], ("type", "rarity"), catalogue.stones),
+        Catalogue("hands", schema["hand"], (), lambda: [
+            {"id": h["id"], "title": h["title"], "description": h["description"], "stones": h["action"]["stones"],
+             "cards": h["action"]["cards"], "hand": h["action"]["hand"]} for h in collecting.themed_hands()]),
+    )
 
     # -- set-up -----------------------------------------------------------------------------
+
+    def check_options(self, variant: str | None, options: dict[str, Any] | None, seats: int) -> dict[str, Any]:
+        """The engine's checks, and one the schema cannot make: the cards each player brings to an Advanced
+        Game must exist ("you both play with the same number of Cards")."""
+        full = super().check_options(variant, options, seats)
+        if VARIANTS[full["variant"]].brings_collections and full["cards_per_player"] > len(CARDS):
+            raise InvalidOptions(f"cards_per_player is {full['cards_per_player']} but this service knows only "
+                                 f"{len(CARDS)} different Casting Cards.")
+        return full
 
     def setup(self, options: dict[str, Any], seats: int, seed: int) -> State:
         rules = VARIANTS[options.get("variant") or self.variants[0].id]
         opt = {name: options.get(name, prop["default"]) for name, prop in self.options_schema["properties"].items()}
-        return {
+        rng = Rng.from_seed(seed)
+        state = {
             "v": rules.id,
             "opt": opt,
-            "rng": Rng.from_seed(seed).state,
+            "rng": rng.state,
             # "Beginning with the youngest player, both players take turns selecting one Stone
             # at a time" (GETTING STARTED): seat 0 stands for the youngest.
             "ph": PICK,
             "act": 0,
             "turn": 0,
             "first": 0,
-            "pool": set_stones(rules.stone_set),
+            "pool": set_stones(rules.stone_set) if rules.stone_set else [],
             "hands": [[], []],
             "vault": [[]] if rules.shared_vault else [[], []],
             "faces": ["", ""],
@@ -140,43 +194,68 @@ class CastingStones(Game):
             "gems": [None] * TURRETS,
             "line": [GEMS_PER_PLAYER, GEMS_PER_PLAYER],
             "vic": None,
+            "bq": [],
             "knocked": None,
             "last": None,
             "winner": None,
             "end": None,
         }
+        # Keys only the variants with Casting Cards, Chasers or collections need (the Basic state stays small).
+        if rules.library or rules.brings_collections:
+            state.update(lib=[[], []], down=[[], []], hist=[[], []])
+        if rules.library:
+            state["deck"] = []
+        if rules.wild_chasers:
+            state["decl"] = [{}, {}]
+        if rules.brings_collections:
+            # CASTING HANDS (ADVANCED): no draft; both players bring their collections at once.
+            state.update(vc=[[], []], br=[None, None], pk=library.pack_seeds(rng.state))
+            state["ph"], state["act"] = BRING, None
+        return state
 
     # -- who acts, and what they may do ------------------------------------------------------
 
     def to_act(self, state: State) -> set[int]:
+        if state["ph"] == BRING:
+            return {s for s in (0, 1) if state["br"][s] is None}
         return set() if state["act"] is None else {state["act"]}
 
     def legal_actions(self, state: State, seat: int) -> list[Action]:
-        if state["act"] != seat:
+        if seat not in self.to_act(state):
             return []
         phase = state["ph"]
         if phase == CAST:
             return [{"type": "cast"}]
         if phase == PICK:
             return [{"type": "pick", "stone": s} for s in self._pickable(state, seat)]
+        if phase == LIBRARY:
+            return [{"type": "take_card", "slot": i} for i in range(len(state["deck"]))]
+        if phase == BRING:
+            return library.bring_offers(state, seat, self._rules(state))
         if phase == TIP:
             hand, faces = state["hands"][seat], state["faces"][seat]
             return [{"type": "tip", "stone": hand[i], "face": face}
                     for i, f in enumerate(faces) if f == LEANER for face in ("symbol", "number")]
+        if phase == DECLARE:
+            return [{"type": "declare", "stone": s, "stone_type": t} for s in self._undeclared(state, seat)
+                    for t in WILD_TYPES]
         if phase == SECONDS:
             # Subsets of the sorted hand, taken in index order, are already in canonical order.
             hand = sorted(state["hands"][seat])
             return [{"type": "keep"}] + [{"type": "recast", "stones": [hand[i] for i in subset]}
                                          for subset in _SUBSETS[len(hand)]]
         if phase == VICTORY:
-            return self._victory_actions(state, seat)
+            return self._effect_options(state, seat)
+        if phase == BONUS:
+            return self._effect_options(state, seat) + [{"type": "pass"}]
         if phase == REPLACE:
-            return [{"type": "replace", "stone": s} for s in self._vault(state, seat) if s != state["knocked"]]
+            return [{"type": "replace", "stone": s} for s in victory.vault_of(state, seat) if s != state["knocked"]]
         return []
 
     def is_legal(self, state: State, seat: int, action: Action) -> bool:
-        """Membership in :meth:`legal_actions`, checked without building the list where cheap."""
-        if state["act"] != seat:
+        """Membership in :meth:`legal_actions`, checked without building the list where cheap; a ``bring``
+        is legal for any valid collection, offered or not."""
+        if seat not in self.to_act(state):
             return False
         phase, kind = state["ph"], action.get("type")
         if kind == "cast":
@@ -194,22 +273,35 @@ class CastingStones(Game):
             hand = state["hands"][seat]
             stone_id = action.get("stone")
             return stone_id in hand and state["faces"][seat][hand.index(stone_id)] == LEANER
+        if kind == "declare":
+            return (phase == DECLARE and action.get("stone") in self._undeclared(state, seat)
+                    and action.get("stone_type") in WILD_TYPES)
         if kind == "pick":
             return phase == PICK and action.get("stone") in self._pickable(state, seat)
+        if kind == "take_card":
+            return phase == LIBRARY and action.get("slot") in range(len(state["deck"]))
+        if kind == "bring":
+            return phase == BRING and library.problem(state, action, self._rules(state)) is None
         if kind == "replace":
             return (phase == REPLACE and action.get("stone") != state["knocked"]
-                    and action.get("stone") in self._vault(state, seat))
-        return phase == VICTORY and action in self._victory_actions(state, seat)
+                    and action.get("stone") in victory.vault_of(state, seat))
+        if kind == "pass":
+            return phase == BONUS
+        return phase in (VICTORY, BONUS) and action in self._effect_options(state, seat)
 
     def explain_illegal(self, state: State, seat: int, action: Action) -> str:
         phase, kind = state["ph"], action.get("type")
         expected = {
             PICK: "the set-up draft is on: pick a stone from the centre",
+            LIBRARY: "take one of the face-down Casting Cards",
+            BRING: "bring your collection: 10 stones, your Casting Cards and the 5 stones of your Casting Hand",
             CAST: "it is time to cast your stones",
             TIP: "you must tip your Leaners (symbol or number) before the second cast begins",
+            DECLARE: "declare what each of your symbol-up Chasers stands for: character, artifact or element",
             SECONDS: "decide your second cast: keep your stones or re-cast some of them",
             VICTORY: "you won the turn: take your victory action",
             REPLACE: "choose a replacement stone from the Vault",
+            BONUS: "take your Casting Card's bonus, or pass",
         }.get(phase, "the match is over")
         if kind == "pick" and phase == PICK:
             stone_id = action.get("stone")
@@ -219,15 +311,22 @@ class CastingStones(Game):
             quota = self._rules(state).hand_quota.get(stone_type, 0)
             return (f"Your Casting Hand already has its {quota} {stone_type} stone(s); it must end with "
                     + self._quota_text(state) + ".")
+        if kind == "bring" and phase == BRING:
+            return library.problem(state, action, self._rules(state)) or "Your collection is already on the table."
+        if kind == "take_card" and phase == LIBRARY:
+            return f"Take one of the {len(state['deck'])} face-down cards: slot 0 to {len(state['deck']) - 1}."
         if kind == "recast" and phase == SECONDS:
             return ("Re-cast one or more stones of your own Casting Hand, each named once, "
                     "listed in alphabetical order of their ids.")
         if kind == "tip" and phase == TIP:
             return "Only a Leaner in your own cast can be tipped, to 'symbol' or 'number'."
+        if kind == "declare" and phase == DECLARE:
+            return "Declare one of your own symbol-up Chasers as a character, an artifact or an element."
         if kind == "replace" and phase == REPLACE:
-            return "Take a stone that is in the Vault, other than the stone just knocked into it."
-        if phase == VICTORY and kind in {"place", "swap_gems", "swap_stone", "knock_gem", "knock_stone"}:
-            return self._victory_rule(state)
+            return ("Take a stone from the Vault (your own, in the Advanced Game), other than the stone just "
+                    "knocked into it.")
+        if phase in (VICTORY, BONUS) and kind in victory.EFFECT_ACTIONS:
+            return self._effect_rule(state)
         return f"Not now: {expected}."
 
     # -- playing an action ---------------------------------------------------------------
@@ -237,10 +336,23 @@ class CastingStones(Game):
         kind = action["type"]
         if kind == "pick":
             self._pick(state, seat, action["stone"], events)
+        elif kind == "take_card":
+            library.take_card(state, seat, action["slot"], events)
+            self._start_turn(state, 0, events)
+        elif kind == "bring":
+            if library.bring(state, seat, action, events):
+                library.set_table(state, events)
+                # "Set up the game the same way you would for Intermediate play": the youngest casts first.
+                self._start_turn(state, 0, events)
         elif kind == "cast":
             self._cast(state, seat, list(range(len(state["hands"][seat]))), events)
         elif kind == "tip":
             self._tip(state, seat, action["stone"], action["face"], events)
+        elif kind == "declare":
+            state["decl"][seat][action["stone"]] = action["stone_type"]
+            events.append({"type": "declared", "seat": seat, "stone": action["stone"],
+                           "stone_type": action["stone_type"]})
+            self._progress(state, events)
         elif kind == "keep":
             state["done"][seat] = KEPT
             events.append({"type": "kept", "seat": seat})
@@ -251,8 +363,10 @@ class CastingStones(Game):
             self._cast(state, seat, sorted(hand.index(s) for s in action["stones"]), events)
         elif kind == "replace":
             self._replace(state, seat, action["stone"], events)
+        elif kind == "pass":
+            self._pass(state, seat, events)
         else:
-            self._victory(state, seat, action, events)
+            self._effect(state, seat, action, events)
         return events
 
     # Set-up: "Beginning with the youngest player, both players take turns selecting one Stone at a
@@ -276,7 +390,8 @@ class CastingStones(Game):
         state["pool"].remove(stone_id)
         state["hands"][seat].append(stone_id)
         events.append({"type": "picked", "seat": seat, "stone": stone_id})
-        size = self._rules(state).hand_size
+        rules = self._rules(state)
+        size = rules.hand_size
         other = 1 - seat
         if len(state["hands"][other]) < size:
             state["act"] = other
@@ -285,19 +400,28 @@ class CastingStones(Game):
         else:
             # "Take the two Casting Stones that neither player selected and place them in the Vault."
             leftovers, state["pool"] = state["pool"], []
-            self._vault(state, 0).extend(leftovers)
+            victory.vault_of(state, 0).extend(leftovers)
             events.append({"type": "vaulted", "stones": leftovers})
-            # "During the first turn of a new game, the youngest player casts first" (THE CAST).
-            self._start_turn(state, 0, events)
+            if rules.library:
+                # THE LIBRARY: "after you and your opponent have chosen your Casting Stones, divide the
+                # Casting Cards ... have the youngest player select one."
+                library.offer_library(state, rules, events)
+                state["ph"], state["act"] = LIBRARY, 0
+            else:
+                # "During the first turn of a new game, the youngest player casts first" (THE CAST).
+                self._start_turn(state, 0, events)
 
-    # Step 1 and 2: casting, Leaners and Seconds.
+    # Step 1 and 2: casting, Leaners, Chasers and Seconds.
 
     def _start_turn(self, state: State, first: int, events: list[Event]) -> None:
         state["turn"] += 1
         state["first"] = first
         state["faces"] = [UNCAST * len(hand) for hand in state["hands"]]
+        if "decl" in state:
+            state["decl"] = [{}, {}]
         state["done"] = [UNDECIDED, UNDECIDED]
         state["vic"] = None
+        state["bq"] = []
         state["knocked"] = None
         state["ph"], state["act"] = CAST, first
         events.append({"type": "turn_started", "turn": state["turn"], "first_caster": first})
@@ -312,10 +436,12 @@ class CastingStones(Game):
         thrown = throw(rng, len(positions), state["opt"]["leaner_one_in"])
         state["rng"] = rng.state
         faces = list(state["faces"][seat])
+        hand = state["hands"][seat]
         for position, face in zip(positions, thrown):
             faces[position] = face
+            if "decl" in state:
+                state["decl"][seat].pop(hand[position], None)   # a re-cast Chaser is declared afresh
         state["faces"][seat] = "".join(faces)
-        hand = state["hands"][seat]
         events.append({"type": "cast", "seat": seat, "second": state["done"][seat] == RECAST,
                        "stones": [hand[p] for p in positions], "faces": [_FACE_NAMES[f] for f in thrown]})
         self._progress(state, events)
@@ -329,6 +455,40 @@ class CastingStones(Game):
         events.append({"type": "tipped", "seat": seat, "stone": stone_id, "face": face})
         self._progress(state, events)
 
+    def _undeclared(self, state: State, seat: int) -> list[str]:
+        """Advanced: ``seat``'s symbol-up Chasers whose type is not declared yet.
+
+        "In Advanced Games, Chasers are wild – they can become Character, Artifact or Element Stones as
+        the player wishes" (A). Like a Leaner, the caster decides as soon as the stone lies symbol-up, and
+        the choice holds until the stone is cast again (docs: "Chasers").
+        """
+        if not self._rules(state).wild_chasers:
+            return []
+        hand, faces, declared = state["hands"][seat], state["faces"][seat], state["decl"][seat]
+        return [s for s, f in zip(hand, faces) if f == SYMBOL and STONES[s].type == CHASER and s not in declared]
+
+    def _read(self, state: State, seat: int) -> tuple[str, int | None, str | None]:
+        """``seat``'s cast as it reads now: ``(kind, power, counter-spell card or None)``.
+
+        Advanced, CASTING CARDS: "COUNTER SPELLS on Casting Cards play just like SPELLS, even if the Casting
+        Stones pictured are different than a normal spell." A cast that is otherwise a Bungle and shows the
+        combination of a face-up Counter Spell card of its caster (conditions held) reads as a Spell; its power
+        is the sum of the numbers showing, as for any Spell. "Once the Casting Card with the Counter Spell is
+        out of play, the Counter Spell combination is no longer a valid spell": only Library cards count.
+        """
+        rules = self._rules(state)
+        hand, faces = state["hands"][seat], state["faces"][seat]
+        if self._undeclared(state, seat):
+            return PENDING, None, None
+        kind, power = read_cast(hand, faces, rules.wild_chasers, state["decl"][seat] if rules.wild_chasers else None)
+        if kind == BUNGLE and rules.counter_spells:
+            for card_id in state["lib"][seat]:
+                card = CARDS[card_id]
+                if (card.counter_spell and shows_stones(card, hand, faces)
+                        and conditions_hold(card, state["gems"], seat)):
+                    return SPELL, sum(STONES[s].number for s, f in zip(hand, faces) if f == NUMBER), card_id
+        return kind, power, None
+
     def _may_recast(self, state: State, seat: int) -> bool:
         """"Either player may choose to keep the combination ... after their first cast. However, if
         they failed to throw a Spell, Potion or Charm they may choose to cast any or all of their
@@ -336,15 +496,16 @@ class CastingStones(Game):
         the ``open_seconds`` option lets every player re-cast."""
         if state["opt"]["open_seconds"]:
             return True
-        return read_cast(state["hands"][seat], state["faces"][seat], self._rules(state).wild_chasers)[0] == BUNGLE
+        return self._read(state, seat)[0] == BUNGLE
 
     def _progress(self, state: State, events: list[Event]) -> None:
         """Move the turn on to the next decision someone must take, or compare the casts.
 
         Order within a turn (docs/rules/casting-stones.md, "Order of a turn"):
         1. first casts, the turn's first caster then the other ("you and your opponent take turns");
-        2. Leaners tipped, first caster first ("You must tip all Leaners before the second cast
-           begins"); a Leaner from a second cast is tipped by its caster before the opponent's second;
+        2. Leaners tipped and (Advanced) symbol-up Chasers declared, first caster first ("You must tip
+           all Leaners before the second cast begins"); a Leaner or Chaser from a second cast is settled
+           by its caster before the opponent's second;
         3. Seconds, first caster first ("Whoever cast first in Step 1 goes first again and decides
            whether or not they want to make a second cast ... their opponent waits until they finish");
         4. compare.
@@ -360,6 +521,9 @@ class CastingStones(Game):
             if LEANER in faces[seat]:
                 state["ph"], state["act"] = TIP, seat
                 return
+            if self._undeclared(state, seat):
+                state["ph"], state["act"] = DECLARE, seat
+                return
         for seat in order:
             if state["done"][seat] == UNDECIDED:
                 if self._may_recast(state, seat):
@@ -368,35 +532,196 @@ class CastingStones(Game):
                 state["done"][seat] = KEPT
         self._compare(state, events)
 
-    # Step 3: "Compare the casts and determine who won the turn."
+    # Step 3: "Compare the casts and determine who won the turn." -- and which Casting Cards work.
 
     def _compare(self, state: State, events: list[Event]) -> None:
-        wild = self._rules(state).wild_chasers
-        readings = [read_cast(state["hands"][s], state["faces"][s], wild) for s in (0, 1)]
+        readings = [self._read(state, s) for s in (0, 1)]
         kinds = [r[0] for r in readings]
         powers = [r[1] for r in readings]
+        counters = [r[2] for r in readings]
         winner = winner_of(kinds, powers)
+        card_events: list[Event] = []
+        turned = self._check_cards(state, kinds, counters, winner, card_events)
         state["last"] = {"turn": state["turn"], "winner": winner, "kinds": kinds, "powers": powers,
-                         "void": False, "action": None, "replacement": None}
-        events.append({"type": "turn_result", "turn": state["turn"], "winner": winner,
-                       "casts": [{"kind": k, "power": p} for k, p in readings]})
+                         "counter": counters, "cards": turned, "void": False, "action": None,
+                         "replacement": None, "bonus": []}
+        result = {"type": "turn_result", "turn": state["turn"], "winner": winner,
+                  "casts": [{"kind": k, "power": p} for k, p in zip(kinds, powers)]}
+        if any(counters):
+            result["counter_spells"] = counters
+        events.append(result)
+        events += card_events
         if winner is None:
             # "no one wins that turn and the players must cast a new Hand": the same player casts
-            # first again, since nobody won the right to (docs: "Ties").
-            self._end_turn(state, state["first"], events)
+            # first again, since nobody won the right to (docs: "Ties"). Cards that work without a win
+            # (Double Potion, Charms) still give their bonus.
+            self._next_bonus(state, events)
             return
         state["vic"] = {"seat": winner, "kind": kinds[winner]}
-        if not self._victory_actions(state, winner):
+        if not self._effect_options(state, winner):
             # A victory with nothing it could do (e.g. a Spell with no empty turret): recorded, and
             # the winner still casts first next turn.
             state["last"]["void"] = True
             events.append({"type": "victory_void", "seat": winner, "effect": EFFECT[kinds[winner]]})
-            self._end_turn(state, winner, events)
+            self._next_bonus(state, events)
             return
         state["ph"], state["act"] = VICTORY, winner
 
+    def _check_cards(self, state: State, kinds: list[str], counters: list[str | None], winner: int | None,
+                     events: list[Event]) -> list[list]:
+        """Turn face-down every Library card that worked this turn or was cast as a Counter Spell, queue the
+        bonuses of those that worked, and remember the casts for streak cards. Returns ``[[seat, card], ...]``.
+
+        * "As long as Cards in the Library are face-up they may be used, but they may only be used once per
+          game. After you have successfully used a Card, turn it face-down" (THE LIBRARY); a card that works is
+          used at once (docs: "When a card works").
+        * "If you cast the Counter Spell shown on a Casting Card, score it just like a spell and then take the
+          card out of play by turning it over" -- whether or not the Spell wins.
+        * Bonuses come after the winner's victory action, the winner's cards first ("The bonus adds to the
+          normal victory action"); with no winner, the first caster's first.
+        """
+        if "lib" not in state:   # the Basic Game has no cards
+            return []
+        first = state["first"]
+        order = (winner, 1 - winner) if winner is not None else (first, 1 - first)
+        rules = self._rules(state)
+        turned = []
+        for seat in order:
+            for card_id in list(state["lib"][seat]):
+                card = CARDS[card_id]
+                worked = works(card, hand=state["hands"][seat], faces=state["faces"][seat], kind=kinds[seat],
+                               history=state["hist"][seat], gems=state["gems"], seat=seat, won=winner == seat)
+                if not worked and counters[seat] != card_id:
+                    continue
+                state["lib"][seat].remove(card_id)
+                state["down"][seat].append(card_id)
+                turned.append([seat, card_id])
+                events.append({"type": "card_used", "seat": seat, "card": card_id, "bonus": worked,
+                               "counter_spell": counters[seat] == card_id})
+                if worked:
+                    state["bq"] += [{"seat": seat, "card": card_id, "step": i, "left": step.count}
+                                    for i, step in enumerate(card.effect)
+                                    if rules.card_actions or set(step.of) - {OF_CARDS}]
+        keep = LONGEST_STREAK - 1
+        state["hist"] = [(state["hist"][s] + [kinds[s]])[-keep:] for s in (0, 1)]
+        return turned
+
+    # Step 4: "The winner executes his victory action." (REWARDS and the QUICK-REFERENCE CHART)
+    # and the Casting Cards' bonuses.
+
+    def _effect_spec(self, state: State) -> tuple[int, str, tuple[str, ...], tuple[int, ...] | None, bool]:
+        """What the current victory or bonus step allows: ``(seat, do, of, turrets, displace)``."""
+        rules = self._rules(state)
+        allowed = (OF_GEMS, OF_STONES, OF_CARDS) if rules.card_actions else (OF_GEMS, OF_STONES)
+        if state["ph"] == BONUS:
+            head = state["bq"][0]
+            step = CARDS[head["card"]].effect[head["step"]]
+            return head["seat"], step.do, tuple(o for o in step.of if o in allowed), step.turrets, step.displace
+        vic = state["vic"]
+        # "Additional victory actions: Advanced Game": Potions also swap, Charms also knock, Casting Cards.
+        return vic["seat"], EFFECT[vic["kind"]], allowed, None, False
+
+    def _effect_options(self, state: State, seat: int) -> list[Action]:
+        """Every action of the current victory ("YOU MAY ONLY CHOOSE ONE") or bonus step open to ``seat``."""
+        if state["ph"] == BONUS:
+            if not state["bq"]:
+                return []
+        elif state["vic"] is None:
+            return []
+        owner, do, of, turrets, displace = self._effect_spec(state)
+        if owner != seat:
+            return []
+        return victory.effect_actions(state, seat, do, of, turrets, displace)
+
+    def _effect_rule(self, state: State) -> str:
+        """Why an effect action is refused: what the current victory or bonus step does allow."""
+        _seat, do, of, turrets, displace = self._effect_spec(state)
+        if state["ph"] == BONUS:
+            intro = f"Your {CARDS[state['bq'][0]['card']].name} card lets you "
+        else:
+            intro = {PLACE: "Your Spell lets you ", SWAP: "Your Potion lets you ", KNOCK: "Your Charm lets you "}[do]
+        if do == PLACE:
+            where = ("an empty turret" if turrets is None
+                     else " or ".join(f"the {TURRET_NAMES[t]} turret" for t in turrets))
+            text = f"place one of your Turret Gems on {where}" + (", even one your opponent holds" if displace else "")
+        elif do == SWAP:
+            text = "swap " + " or ".join({
+                OF_GEMS: "one of your gems with an adjacent gem of your opponent's",
+                OF_STONES: "a stone of your hand with a stone in the Vault",
+                OF_CARDS: "one of your face-up cards with a card in your Vault"}[o] for o in of)
+        else:
+            text = "knock " + " or ".join({
+                OF_GEMS: "one of your opponent's gems back to their line",
+                OF_STONES: "one of your opponent's stones into the Vault",
+                OF_CARDS: "one of your opponent's face-up cards into their Vault"}[o] for o in of)
+        return intro + text + (", or pass." if state["ph"] == BONUS else ".")
+
+    def _effect(self, state: State, seat: int, action: Action, events: list[Event]) -> None:
+        """Carry out a victory action or a bonus step, then go on to what follows."""
+        in_bonus = state["ph"] == BONUS
+        if in_bonus:
+            state["last"]["bonus"].append(dict(action))
+            head = state["bq"][0]
+            head["left"] -= 1
+            if head["left"] == 0:
+                state["bq"].pop(0)
+        else:
+            state["last"]["action"] = dict(action)
+        if victory.carry_out(state, seat, action, events):
+            state["ph"], state["act"] = REPLACE, 1 - seat
+            return
+        if self._finished_by_run(state, seat, events):
+            return
+        self._next_bonus(state, events)
+
+    def _finished_by_run(self, state: State, seat: int, events: list[Event]) -> bool:
+        """ENDGAME: "Once a player has taken over four adjoining Turrets on the Tower Mat, the game is at an
+        end." A gem swap can complete a run for either player; the mover's run counts first (docs: "Swaps")."""
+        for candidate in (seat, 1 - seat):
+            if holds_run(state["gems"], candidate):
+                self._finish(state, candidate, FOUR_TURRETS, events)
+                return True
+        return False
+
+    def _replace(self, state: State, seat: int, stone_id: str, events: list[Event]) -> None:
+        """"Your opponent must choose a new Casting Stone from the Vault" -- of any type (docs:
+        "Knock-outs"): the manual's own note says a player who loses their Character Stone "will be
+        unable to cast any Spells until recovering it". In the Advanced Game, from their own Vault."""
+        victory.replace(state, seat, stone_id, events)
+        if state["vic"] is not None:
+            state["last"]["replacement"] = stone_id
+        else:
+            state["last"]["bonus"].append({"type": "replace", "stone": stone_id})
+        self._next_bonus(state, events)
+
+    def _pass(self, state: State, seat: int, events: list[Event]) -> None:
+        """A card's bonus "allows you" its steps: its owner may give up what is left of it (docs: "Bonuses")."""
+        head = state["bq"][0]
+        state["bq"] = [q for q in state["bq"] if (q["seat"], q["card"]) != (head["seat"], head["card"])]
+        state["last"]["bonus"].append({"type": "pass"})
+        events.append({"type": "bonus_passed", "seat": seat, "card": head["card"]})
+        self._next_bonus(state, events)
+
+    def _next_bonus(self, state: State, events: list[Event]) -> None:
+        """After the victory action: the queued card bonuses, in order, then the next turn.
+
+        A step with nothing to act on passes by itself (like a victory with nothing to do).
+        """
+        state["vic"] = None
+        while state.get("bq"):   # .get: a Basic match stored before cards existed has no queue
+            head = state["bq"][0]
+            state["ph"] = BONUS
+            if self._effect_options(state, head["seat"]):
+                state["act"] = head["seat"]
+                return
+            state["bq"].pop(0)
+            events.append({"type": "bonus_void", "seat": head["seat"], "card": head["card"]})
+        winner = state["last"]["winner"]
+        # Step 5: "Whoever won the turn casts first on the following turn."
+        self._end_turn(state, state["first"] if winner is None else winner, events)
+
     def _end_turn(self, state: State, next_first: int, events: list[Event]) -> None:
-        """Step 5: "Whoever won the turn casts first on the following turn." -- or the match ends."""
+        """Step 5, or the match ends at the turn limit."""
         state["vic"] = None
         state["knocked"] = None
         cap = state["opt"]["max_turns"]
@@ -405,109 +730,11 @@ class CastingStones(Game):
             return
         self._start_turn(state, next_first, events)
 
-    # Step 4: "The winner executes his victory action." (REWARDS and the QUICK-REFERENCE CHART)
-
-    def _victory_actions(self, state: State, seat: int) -> list[Action]:
-        """Every victory action open to ``seat`` for the cast it won with ("YOU MAY ONLY CHOOSE ONE")."""
-        if state["vic"] is None or state["vic"]["seat"] != seat:
-            return []
-        effect = EFFECT[state["vic"]["kind"]]
-        gems = state["gems"]
-        other = 1 - seat
-        actions: list[Action] = []
-        if effect == PLACE:
-            # "Place a Turret Gem on the empty Turret of your choice."
-            if state["line"][seat] > 0:
-                actions = [{"type": "place", "turret": t} for t in range(TURRETS) if gems[t] is None]
-        elif effect == SWAP:
-            # "Swap one of your in-play Turret Gems with an adjacent in-play Turret Gem belonging to
-            # your opponent" or "Swap one of the Casting Stones in your Casting Hand for any Casting
-            # Stone in the Vault."
-            for t in range(TURRETS):
-                if gems[t] == seat:
-                    for target in sorted({(t - 1) % TURRETS, (t + 1) % TURRETS}):
-                        if gems[target] == other:
-                            actions.append({"type": "swap_gems", "turret": t, "target": target})
-            vault = self._vault(state, seat)
-            actions += [{"type": "swap_stone", "stone": s, "take": v} for s in state["hands"][seat] for v in vault]
-        else:
-            # "Knock your opponent's Turret Gem off its Turret and back into its owner's line" or
-            # "Knock one of your opponent's Casting Stones into the Vault." The knocked player must
-            # take another stone from the Vault, so a stone can be knocked only if there is one.
-            actions = [{"type": "knock_gem", "turret": t} for t in range(TURRETS) if gems[t] == other]
-            if self._vault(state, other):
-                actions += [{"type": "knock_stone", "stone": s} for s in state["hands"][other]]
-        return actions
-
-    def _victory_rule(self, state: State) -> str:
-        effect = EFFECT[state["vic"]["kind"]]
-        return {
-            PLACE: "Your Spell lets you place one of your Turret Gems on an empty turret.",
-            SWAP: ("Your Potion lets you swap one of your gems with an adjacent gem of your opponent's, "
-                   "or a stone of your hand with a stone in the Vault."),
-            KNOCK: ("Your Charm lets you knock one of your opponent's gems back to their line, "
-                    "or one of their hand's stones into the Vault."),
-        }[effect]
-
-    def _victory(self, state: State, seat: int, action: Action, events: list[Event]) -> None:
-        kind = action["type"]
-        other = 1 - seat
-        gems = state["gems"]
-        state["last"]["action"] = dict(action)
-        if kind == "place":
-            gems[action["turret"]] = seat
-            state["line"][seat] -= 1
-            events.append({"type": "gem_placed", "seat": seat, "turret": action["turret"]})
-        elif kind == "swap_gems":
-            gems[action["turret"]], gems[action["target"]] = other, seat
-            events.append({"type": "gems_swapped", "seat": seat, "turret": action["turret"],
-                           "target": action["target"]})
-        elif kind == "swap_stone":
-            hand, vault = state["hands"][seat], self._vault(state, seat)
-            hand[hand.index(action["stone"])] = action["take"]
-            vault[vault.index(action["take"])] = action["stone"]
-            events.append({"type": "stone_swapped", "seat": seat, "stone": action["stone"], "take": action["take"]})
-        elif kind == "knock_gem":
-            gems[action["turret"]] = None
-            state["line"][other] += 1
-            events.append({"type": "gem_knocked", "seat": seat, "turret": action["turret"], "owner": other})
-        else:
-            # knock_stone: the stone goes to the Vault now; its owner picks a replacement next
-            # ("players may not choose the Casting Stone that was just knocked into the Vault").
-            hand = state["hands"][other]
-            position = hand.index(action["stone"])
-            del hand[position]
-            faces = state["faces"][other]
-            state["faces"][other] = faces[:position] + faces[position + 1:]
-            self._vault(state, other).append(action["stone"])
-            state["knocked"] = action["stone"]
-            events.append({"type": "stone_knocked", "seat": seat, "stone": action["stone"], "owner": other})
-            state["ph"], state["act"] = REPLACE, other
-            return
-        # ENDGAME: "Once a player has taken over four adjoining Turrets ... the game is at an end." A gem
-        # swap can complete a run for either player; the mover's run counts first (docs: "Swaps").
-        for candidate in (seat, other):
-            if holds_run(gems, candidate):
-                self._finish(state, candidate, FOUR_TURRETS, events)
-                return
-        self._end_turn(state, seat, events)
-
-    def _replace(self, state: State, seat: int, stone_id: str, events: list[Event]) -> None:
-        """"Your opponent must choose a new Casting Stone from the Vault" -- of any type (docs:
-        "Knock-outs"): the manual's own note says a player who loses their Character Stone "will be
-        unable to cast any Spells until recovering it"."""
-        vault = self._vault(state, seat)
-        vault.remove(stone_id)
-        state["hands"][seat].append(stone_id)
-        state["faces"][seat] += UNCAST
-        state["last"]["replacement"] = stone_id
-        events.append({"type": "stone_replaced", "seat": seat, "stone": stone_id})
-        self._end_turn(state, state["vic"]["seat"], events)
-
     def _finish(self, state: State, winner: int | None, reason: str, events: list[Event]) -> None:
         state["winner"], state["end"] = winner, reason
         state["ph"], state["act"] = OVER, None
         state["vic"] = None
+        state["bq"] = []
         events.append({"type": "match_over", "winners": [] if winner is None else [winner], "reason": reason})
 
     # -- the end ------------------------------------------------------------------------
@@ -522,36 +749,63 @@ class CastingStones(Game):
     # -- the view --------------------------------------------------------------------------
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
-        """The table as anyone sitting at it sees it: everything but the RNG state."""
+        """The table as ``seat`` sees it: everything but the RNG state, the face-down cards' order, and the
+        other player's private Vault and (until both are in) brought collection."""
         phase = state["ph"]
         last = state["last"]
-        compared = phase in (VICTORY, REPLACE, OVER) and last is not None and last["turn"] == state["turn"]
+        compared = phase in (VICTORY, REPLACE, BONUS, OVER) and last is not None and last["turn"] == state["turn"]
         rules = self._rules(state)
         players = []
         for s in (0, 1):
-            hand, faces = state["hands"][s], state["faces"][s]
-            if phase == PICK:
+            hand, faces, library_cards = state["hands"][s], state["faces"][s], state.get("lib", _NONE)[s]
+            vault, vault_cards = ([], []) if rules.shared_vault else (state["vault"][s], state["vc"][s])
+            pending = library.pending_collection(state, s) if phase == BRING else None
+            if pending is not None and seat == s:
+                # Your own collection, while the other player has yet to bring theirs.
+                hand = pending["hand"]
+                vault = [x for x in pending["stones"] if x not in hand]
+                library_cards = pending["cards"]
+            counter = None
+            if phase in (PICK, LIBRARY, BRING):
                 cast = {"kind": PENDING, "power": None}
             elif compared:
                 cast = {"kind": last["kinds"][s], "power": last["powers"][s]}
+                counter = last.get("counter", _NONE_PAIR)[s]
             else:
-                kind, power = read_cast(hand, faces, rules.wild_chasers)
+                kind, power, counter = self._read(state, s)
                 cast = {"kind": kind, "power": power}
             have = [STONES[x].type for x in hand]
+            mine = seat == s
             players.append({
                 "seat": s,
-                "hand": [dict(STONES[x].public(), face=_FACE_NAMES[faces[i]] if i < len(faces) else "uncast")
+                "hand": [dict(STONES[x].public(), face=_FACE_NAMES[faces[i]] if i < len(faces) else "uncast",
+                              declared=state.get("decl", _NO_DECLARATIONS)[s].get(x, "none"))
                          for i, x in enumerate(hand)],
                 "cast": cast,
+                "counter_spell": counter,
                 "recast": state["done"][s] == RECAST,
                 "gems_in_line": state["line"][s],
                 "turrets_held": sum(1 for g in state["gems"] if g == s),
                 "to_pick": {t: max(0, rules.hand_quota.get(t, 0) - have.count(t)) if phase == PICK else 0
                             for t in ("character", "artifact", "element")},
+                "library": [CARDS[c].public() for c in library_cards],
+                "used_cards": [CARDS[c].public() for c in state.get("down", _NONE)[s]],
+                # THE VAULT (ADVANCED): "What is stored in your Vault is for you and you alone."
+                "vault": [STONES[x].entry() for x in vault] if mine else [],
+                "vault_cards": [CARDS[c].public() for c in vault_cards] if mine else [],
+                "vault_size": len(vault),
+                "vault_card_count": len(vault_cards),
+                "ready": phase != BRING or state["br"][s] is not None,
             })
-        victory = None
+        victory_view = None
         if state["vic"] is not None:
-            victory = {"seat": state["vic"]["seat"], "kind": state["vic"]["kind"], "effect": EFFECT[state["vic"]["kind"]]}
+            victory_view = {"seat": state["vic"]["seat"], "kind": state["vic"]["kind"],
+                            "effect": EFFECT[state["vic"]["kind"]]}
+        bonus = None
+        if phase == BONUS and state["bq"]:
+            head = state["bq"][0]
+            bonus = {"seat": head["seat"], "card": head["card"], "name": CARDS[head["card"]].name,
+                     "effect": CARDS[head["card"]].effect[head["step"]].do, "left": head["left"]}
         return {
             "variant": state["v"],
             "seat": seat,
@@ -560,10 +814,12 @@ class CastingStones(Game):
             "first_caster": state["first"],
             "to_act": sorted(self.to_act(state)),
             "players": players,
-            "pool": [STONES[x].public() for x in state["pool"]],
-            "vault": [STONES[x].public() for x in self._vault(state, 0)] if rules.shared_vault else [],
+            "pool": [STONES[x].entry() for x in state["pool"]],
+            "vault": [STONES[x].entry() for x in victory.vault_of(state, 0)] if rules.shared_vault else [],
+            "face_down_cards": len(state.get("deck", ())),
             "turrets": [{"index": t, "name": TURRET_NAMES[t], "seat": state["gems"][t]} for t in range(TURRETS)],
-            "victory": victory,
+            "victory": victory_view,
+            "bonus": bonus,
             "knocked": state["knocked"],
             "last_turn": self._last_turn_view(state),
             "winner": state["winner"],
@@ -575,23 +831,18 @@ class CastingStones(Game):
         last = state["last"]
         if last is None:
             return None
-        action = last["action"]
         winner = last["winner"]
-        if winner is None:
-            effect = "none"
-        else:
-            effect = EFFECT[last["kinds"][winner]]
         return {
             "turn": last["turn"],
             "winner": winner,
             "casts": [{"kind": k, "power": p} for k, p in zip(last["kinds"], last["powers"])],
-            "effect": effect,
+            "counter_spells": list(last.get("counter", _NONE_PAIR)),
+            "effect": "none" if winner is None else EFFECT[last["kinds"][winner]],
             "void": last["void"],
-            "action": None if action is None else {
-                "type": action["type"], "turret": action.get("turret"), "target": action.get("target"),
-                "stone": action.get("stone"), "take": action.get("take"),
-            },
+            "action": _action_view(last["action"]),
             "replacement": last["replacement"],
+            "cards": [{"seat": s, "card": c, "name": CARDS[c].name} for s, c in last.get("cards", ())],
+            "bonus_actions": [_action_view(a) for a in last.get("bonus", ())],
             "summary": _summary(last),
         }
 
@@ -603,16 +854,48 @@ class CastingStones(Game):
     @staticmethod
     def _vault(state: State, seat: int) -> list[str]:
         """The Vault ``seat`` uses: the shared one, or their own when each player has one."""
-        vaults = state["vault"]
-        return vaults[0] if len(vaults) == 1 else vaults[seat]
+        return victory.vault_of(state, seat)
 
     def _quota_text(self, state: State) -> str:
         quota = self._rules(state).hand_quota
         return ", ".join(f"{n} {t}" for t, n in quota.items())
 
 
+def _action_view(action: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A victory or bonus action as sent, every field present (``card`` only for card actions)."""
+    if action is None:
+        return None
+    shown = {"type": action["type"], "turret": action.get("turret"), "target": action.get("target"),
+             "stone": action.get("stone"), "take": action.get("take")}
+    if "card" in action:
+        shown["card"] = action["card"]
+    return shown
+
+
 def _cast_text(kind: str, power: int | None) -> str:
     return kind.capitalize() + (f" ({power})" if power is not None else "")
+
+
+def _action_text(action: dict[str, Any]) -> str:
+    kind = action["type"]
+    if kind == "place":
+        return f"placed a Turret Gem on the {TURRET_NAMES[action['turret']]} turret"
+    if kind == "swap_gems":
+        return (f"swapped gems between the {TURRET_NAMES[action['turret']]} and "
+                f"{TURRET_NAMES[action['target']]} turrets")
+    if kind == "swap_stone":
+        return f"swapped {STONES[action['stone']].name} for {STONES[action['take']].name} from the Vault"
+    if kind == "swap_card":
+        return f"swapped the {CARDS[action['card']].name} card for {CARDS[action['take']].name} from the Vault"
+    if kind == "knock_gem":
+        return f"knocked the gem on the {TURRET_NAMES[action['turret']]} turret back to its line"
+    if kind == "knock_card":
+        return f"knocked the {CARDS[action['card']].name} card into the Vault"
+    if kind == "replace":
+        return f"{STONES[action['stone']].name} was taken from the Vault in its place"
+    if kind == "pass":
+        return "passed"
+    return f"knocked {STONES[action['stone']].name} into the Vault"
 
 
 def _summary(last: dict[str, Any]) -> str:
@@ -620,24 +903,18 @@ def _summary(last: dict[str, Any]) -> str:
     kinds, powers, winner = last["kinds"], last["powers"], last["winner"]
     casts = f"seat 0 cast {_cast_text(kinds[0], powers[0])}, seat 1 cast {_cast_text(kinds[1], powers[1])}"
     if winner is None:
-        return f"Turn {last['turn']}: {casts}; nobody won the turn."
-    text = f"Turn {last['turn']}: {casts}; seat {winner} won"
-    action = last["action"]
-    if last["void"]:
-        return text + " but had no victory action open."
-    if action is None:
-        return text + "."
-    kind = action["type"]
-    if kind == "place":
-        return text + f" and placed a Turret Gem on the {TURRET_NAMES[action['turret']]} turret."
-    if kind == "swap_gems":
-        return text + (f" and swapped gems between the {TURRET_NAMES[action['turret']]} and "
-                       f"{TURRET_NAMES[action['target']]} turrets.")
-    if kind == "swap_stone":
-        return text + f" and swapped {STONES[action['stone']].name} for {STONES[action['take']].name} from the Vault."
-    if kind == "knock_gem":
-        return text + f" and knocked the gem on the {TURRET_NAMES[action['turret']]} turret back to its line."
-    text += f" and knocked {STONES[action['stone']].name} into the Vault"
-    if last["replacement"] is not None:
-        text += f"; seat {1 - winner} took {STONES[last['replacement']].name}"
+        text = f"Turn {last['turn']}: {casts}; nobody won the turn"
+    else:
+        text = f"Turn {last['turn']}: {casts}; seat {winner} won"
+        action = last["action"]
+        if last["void"]:
+            text += " but had no victory action open"
+        elif action is not None:
+            text += " and " + _action_text(action)
+            if last["replacement"] is not None:
+                text += f"; seat {1 - winner} took {STONES[last['replacement']].name}"
+    for seat, card in last.get("cards", ()):
+        text += f"; seat {seat} used the {CARDS[card].name} card"
+    if last.get("bonus"):
+        text += " (bonus: " + ", ".join(_action_text(a) for a in last["bonus"]) + ")"
     return text + "."

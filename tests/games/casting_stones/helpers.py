@@ -68,3 +68,43 @@ def with_gems(state, gems, line=None):
 
 def event_types(events):
     return [e["type"] for e in events]
+
+
+# -- Intermediate and Advanced set-ups ------------------------------------------------------------
+
+def intermediate(cards=("double-potion", "charms"), **options):
+    """An Intermediate match after the draft of HAND_0 / HAND_1 and the Library deal: seat 0 holds
+    ``cards[0]`` and seat 1 ``cards[1]``, seat 0 to cast."""
+    full = GAME.check_options("intermediate", options, 2)
+    state = GAME.setup(full, 2, 1234)
+    for a, b in zip(HAND_0, HAND_1):
+        state, _ = GAME.apply(state, 0, {"type": "pick", "stone": a})
+        state, _ = GAME.apply(state, 1, {"type": "pick", "stone": b})
+    slot = state["deck"].index(cards[0])
+    state, _ = GAME.apply(state, 0, {"type": "take_card", "slot": slot})
+    assert state["lib"] == [[cards[0]], [cards[1]]]
+    return state
+
+
+#: Advanced collections used by the tests (stones sorted by id, as actions list them).
+DRACO_STONES = ["bezoar", "cauldron", "crabbe", "draco-malfoy", "eagle-owl", "goyle", "horned-slugs",
+                "potion-bottles", "professor-snape", "shield-slytherin"]
+DRACO_HAND = ["crabbe", "draco-malfoy", "eagle-owl", "goyle", "shield-slytherin"]
+HARRY_STONES = ["cloak-of-invisibility", "flute", "harry-potter", "harrys-wand", "hedwig", "love", "phoenix-feather",
+                "shield-gryffindor", "snitch", "wingardium-leviosa"]
+HARRY_HAND = ["cloak-of-invisibility", "harry-potter", "harrys-wand", "love", "phoenix-feather"]
+CARDS_3 = ["charms", "double-potion", "draco-malfoy"]
+
+
+def bring(stones, hand, cards=CARDS_3):
+    return {"type": "bring", "stones": sorted(stones), "cards": sorted(cards), "hand": sorted(hand)}
+
+
+def advanced(first=None, second=None, **options):
+    """An Advanced match where seat 0 brought ``first`` and seat 1 ``second`` (bring actions; default: the
+    Draco Malfoy collection for seat 0 and the Harry Potter one for seat 1), seat 0 to cast."""
+    full = GAME.check_options("advanced", options, 2)
+    state = GAME.setup(full, 2, 1234)
+    state, _ = GAME.apply(state, 0, first or bring(DRACO_STONES, DRACO_HAND))
+    state, _ = GAME.apply(state, 1, second or bring(HARRY_STONES, HARRY_HAND))
+    return state

@@ -1,0 +1,212 @@
+"""COLLECTING CASTING STONES: what each player brings to an Advanced Game, themed hands, packs.
+
+Manual section D: "To play an Advanced Game, you and your opponent must each
+have 10 Casting Stones and 3 Casting Cards in your Hands. Note: You may play
+with more than 3 Casting Cards as long as you and your opponent have agreed to
+this and you both play with the same number of Cards." ... "Choose 5 Casting
+Stones for your Casting Hand and place the remainder in your Vault."
+
+A collection is brought with one action, canonical lists sorted by id::
+
+    {"type": "bring", "stones": [10 stone ids], "cards": [card ids], "hand": [5 of the stones]}
+
+:func:`bring_problem` says what is wrong with one (or None); the rules accept
+any collection it passes. The legal-action list cannot hold every possible
+collection, so it offers :func:`themed_hands` (``hands.json``) and a few
+collections opened from seeded Starter and Refill packs (:func:`open_pack`,
+:func:`generated_collection`, weights in ``packs.json``).
+
+Everything here is pure: the pack generator draws from a :class:`service.engine.Rng`
+seeded by the caller.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.engine import Rng, load_data
+
+from .cards import CARDS
+from .catalogue import ARTIFACT, CHARACTER, CHASER, ELEMENT, STONES
+
+PACKS: dict[str, Any] = load_data(__package__, "packs.json")
+THEMES: list[dict[str, Any]] = load_data(__package__, "hands.json")["hands"]
+
+STARTER, REFILL = "starter", "refill"
+
+
+def _check_themes() -> None:
+    for theme in THEMES:
+        unknown = [s for s in theme["stones"] + theme["hand"] if s not in STONES]
+        unknown += [c for c in theme["cards"] if c not in CARDS]
+        if unknown or not set(theme["hand"]) <= set(theme["stones"]):
+            raise ValueError(f"hands.json: theme {theme['id']!r} names unknown stones or cards {unknown}, "
+                             "or a hand stone it does not bring")
+
+
+_check_themes()
+
+
+# -- checking a collection ----------------------------------------------------------------
+
+def bring_problem(action: dict[str, Any], *, stones: int, cards: int, hand: int) -> str | None:
+    """What is wrong with a ``bring`` action for a collection of ``stones`` stones, ``cards`` cards and a
+    ``hand``-stone Casting Hand, as a sentence for the player; None when it is a valid collection.
+
+    It names only the player's own stones and cards, so it reveals nothing hidden.
+    """
+    brought, chosen, library = action.get("stones"), action.get("hand"), action.get("cards")
+    if not isinstance(brought, list) or not isinstance(chosen, list) or not isinstance(library, list):
+        return "A collection lists its stones, its cards and its Casting Hand."
+    unknown = [s for s in brought if s not in STONES]
+    if unknown:
+        return f"No such Casting Stone: {', '.join(map(str, unknown))} (stone ids are in the catalogue)."
+    if len(set(brought)) != len(brought):
+        return "Each stone of a collection must be a different one."
+    if len(brought) != stones:
+        return f"Bring exactly {stones} Casting Stones, not {len(brought)} (000: \"10 Casting Stones\")."
+    unknown = [c for c in library if c not in CARDS]
+    if unknown:
+        return f"No such Casting Card: {', '.join(map(str, unknown))}."
+    if len(set(library)) != len(library):
+        return "Each Casting Card of a collection must be a different one."
+    if len(library) != cards:
+        return (f"This match is played with {cards} Casting Cards each (\"you both play with the same number of "
+                f"Cards\"), not {len(library)}.")
+    strays = [s for s in chosen if s not in brought]
+    if strays:
+        return f"The Casting Hand must come from the stones you bring; {', '.join(map(str, strays))} is not among them."
+    if len(set(chosen)) != len(chosen) or len(chosen) != hand:
+        return f"Choose exactly {hand} different stones of your collection for your Casting Hand."
+    if brought != sorted(brought) or library != sorted(library) or chosen != sorted(chosen):
+        return "List the stones, the cards and the Casting Hand each in alphabetical order of their ids."
+    return None
+
+
+def bring_action(stones: list[str], cards: list[str], hand: list[str]) -> dict[str, Any]:
+    """A ``bring`` action in canonical form."""
+    return {"type": "bring", "stones": sorted(stones), "cards": sorted(cards), "hand": sorted(hand)}
+
+
+# -- ready-made collections -----------------------------------------------------------------
+
+def _cards_for(preferred: list[str], count: int) -> list[str] | None:
+    """``count`` cards: the preferred ones that exist, then the rest of the catalogue in its order."""
+    chosen = [c for c in preferred if c in CARDS]
+    chosen += [c for c in CARDS if c not in chosen]
+    return chosen[:count] if len(chosen) >= count else None
+
+
+def themed_hands(cards_per_player: int = 3) -> list[dict[str, Any]]:
+    """The themed collections of ``hands.json`` for a match of ``cards_per_player`` cards each.
+
+    Each is ``{"id", "title", "description", "action"}``, where ``action`` is the
+    ``bring`` action that brings it, ready to send.
+    """
+    offers = []
+    for theme in THEMES:
+        cards = _cards_for(theme["cards"], cards_per_player)
+        if cards is not None:
+            offers.append({"id": theme["id"], "title": theme["title"], "description": theme["description"],
+                           "action": bring_action(theme["stones"], cards, theme["hand"])})
+    return offers
+
+
+def _weighted_pick(rng: Rng, candidates: list[str], weight) -> str:
+    total = sum(weight(c) for c in candidates)
+    ticket = rng.below(total)
+    for candidate in candidates:
+        ticket -= weight(candidate)
+        if ticket < 0:
+            return candidate
+    raise AssertionError("unreachable")
+
+
+def _stone_weight(stone_id: str) -> int:
+    return PACKS["rarity_weights"][STONES[stone_id].rarity]
+
+
+def _draw_stones(rng: Rng, pool: list[str], count: int) -> list[str]:
+    """``count`` different stones of ``pool``, each draw weighted by rarity."""
+    pool = list(pool)
+    drawn = []
+    for _ in range(min(count, len(pool))):
+        stone = _weighted_pick(rng, pool, _stone_weight)
+        pool.remove(stone)
+        drawn.append(stone)
+    return drawn
+
+
+def open_pack(rng: Rng, kind: str, owned_cards: list[str] = ()) -> dict[str, list[str]]:
+    """Open one Starter or Refill pack: ``{"stones": [...], "cards": [...]}``.
+
+    Starter (000: "12 Casting Stones (2 Silver, 4 White, 6 Brown)" and "the same two Casting Cards"): stones
+    of each colour by rarity, no Chaser; the cards marked ``starter``. Refill ("4 Casting Stones and 1 Casting
+    Card"): any stones by rarity, Chasers included; one card, by rarity, that is not a starter card and not
+    in ``owned_cards`` when there is one (else any card not owned), so collections grow.
+    """
+    by_n = sorted(STONES, key=lambda s: STONES[s].n)
+    if kind == STARTER:
+        stones = []
+        for stone_type, count in PACKS["starter"]["stones"].items():
+            stones += _draw_stones(rng, [s for s in by_n if STONES[s].type == stone_type], count)
+        return {"stones": stones, "cards": [c for c in CARDS if CARDS[c].starter]}
+    stones = _draw_stones(rng, by_n, PACKS["refill"]["stones"])
+    cards = []
+    for _ in range(PACKS["refill"]["cards"]):
+        fresh = [c for c in CARDS if c not in owned_cards and c not in cards]
+        candidates = [c for c in fresh if not CARDS[c].starter] or fresh
+        if candidates:
+            cards.append(_weighted_pick(rng, candidates, lambda c: PACKS["rarity_weights"][CARDS[c].rarity]))
+    return {"stones": stones, "cards": cards}
+
+
+def open_packs(seed: int, starters: int = 1, refills: int = 1) -> list[dict[str, Any]]:
+    """Open ``starters`` Starter and then ``refills`` Refill packs from ``seed``, for a pack-opening query:
+    ``[{"kind": "starter"|"refill", "stones": [...], "cards": [...]}, ...]``. Refill cards avoid the cards already
+    opened, as a growing collection would."""
+    rng = Rng(seed)
+    opened: list[dict[str, Any]] = []
+    owned: list[str] = []
+    for kind in [STARTER] * starters + [REFILL] * refills:
+        pack = open_pack(rng, kind, owned)
+        owned += [c for c in pack["cards"] if c not in owned]
+        opened.append({"kind": kind, **pack})
+    return opened
+
+
+def _best(stones: list[str]) -> list[str]:
+    """Highest number first, then concordance order."""
+    return sorted(stones, key=lambda s: (-STONES[s].number, STONES[s].n))
+
+
+def generated_collection(seed: int, cards_per_player: int = 3, *, stones: int = 10, hand: int = 5
+                         ) -> dict[str, Any]:
+    """The ``bring`` action of a collection opened from seeded packs: one Starter and as many Refills as it
+    takes to hold ``stones`` different stones and ``cards_per_player`` cards (000: "Both you and your opponent
+    will need to buy at least one Refill Set apiece to play the Advanced Game").
+
+    The Casting Hand is built to cast Spells: the best character, artifact and element (a Chaser stands in for
+    a missing one, being wild), then the two best other stones; the collection adds the next best stones.
+    """
+    rng = Rng(seed)
+    opened = open_pack(rng, STARTER)
+    owned_stones, owned_cards = list(opened["stones"]), list(opened["cards"])
+    refills = 0
+    while refills < 1 or len(set(owned_stones)) < stones or len(owned_cards) < cards_per_player:
+        refills += 1
+        if refills > 50:
+            raise ValueError(f"no collection of {stones} stones and {cards_per_player} cards in 50 Refill packs")
+        pack = open_pack(rng, REFILL, owned_cards)
+        owned_stones += pack["stones"]
+        owned_cards += [c for c in pack["cards"] if c not in owned_cards]
+    ranked = _best(list(dict.fromkeys(owned_stones)))
+    chosen: list[str] = []
+    for stone_type in (CHARACTER, ARTIFACT, ELEMENT):
+        pick = next((s for s in ranked if STONES[s].type == stone_type and s not in chosen), None)
+        pick = pick or next((s for s in ranked if STONES[s].type == CHASER and s not in chosen), None)
+        if pick:
+            chosen.append(pick)
+    chosen += [s for s in ranked if s not in chosen][:hand - len(chosen)]
+    brought = chosen + [s for s in ranked if s not in chosen][:stones - hand]
+    return bring_action(brought, owned_cards[:cards_per_player], chosen)

@@ -1,0 +1,105 @@
+"""A match's action log, compacted: recent entries in a stream, older ones compressed.
+
+Streams cost Redis about 280 bytes per entry of a typical game; a whole
+in-progress match would weigh 20 to 40 KB. So every ``every`` accepted actions
+(and when the match ends), the entries older than the ``keep`` newest are
+moved out of the stream ``<prefix>:m:{ID}:log`` into one compressed string,
+``<prefix>:m:{ID}:log:z`` = ``b"<last archived version>:" + zlib(JSON list of
+[version, fields])``; a whole log compresses about 15 to 1.
+
+The move is one atomic script (``compact.lua``): it checks that the archive
+still ends where this process read it, writes the new archive with the log's
+TTL, and rebuilds the stream with only the entries after the archived version. Entries are never in
+neither place; they may briefly be in both, which readers handle.
+
+Readers go through :func:`entries`: the stream alone when it covers the range
+asked for (the usual case: followers and clients read recent versions), else
+the archive then the stream, retrying when a compaction moved entries between
+the two reads (versions are contiguous, so a gap shows it).
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from typing import TYPE_CHECKING
+
+from redis.client import NEVER_DECODE
+
+if TYPE_CHECKING:
+    from .matches import MatchStore
+
+Entry = tuple[str, dict[str, str]]  # (stream entry id "<version>-0", fields), as XRANGE returns them
+
+
+def _version(entry_id: str) -> int:
+    return int(entry_id.split("-")[0])
+
+
+def decode(raw: bytes | None) -> tuple[int, list[Entry]]:
+    """The last archived version and the archived entries of an archive value."""
+    if not raw:
+        return 0, []
+    head, _, body = raw.partition(b":")
+    return int(head), [(f"{v}-0", fields) for v, fields in json.loads(zlib.decompress(body))]
+
+
+def encode(upto: int, entries: list[Entry], previous: bytes | None = None) -> bytes:
+    """An archive ending at ``upto``: ``previous`` (an archive value) followed by ``entries``.
+
+    The previous JSON text is extended as text, not parsed again: compaction
+    costs one decompression and one compression of the log.
+    """
+    added = json.dumps([[_version(i), f] for i, f in entries], separators=(",", ":")).encode()
+    if previous:
+        old = zlib.decompress(previous.partition(b":")[2])
+        added = old[:-1] + b"," + added[1:] if len(old) > 2 else added
+    return f"{upto}:".encode() + zlib.compress(added, 6)
+
+
+async def read_raw(store: "MatchStore", match_id: str) -> bytes | None:
+    return await store.redis.execute_command("GET", store.archive_key(match_id), **{NEVER_DECODE: []})
+
+
+async def entries(store: "MatchStore", match_id: str, after: int, limit: int) -> list[Entry]:
+    """Log entries with versions after ``after``, at most ``limit``, oldest first."""
+    recent = await store.redis.xrange(store.log_key(match_id), f"({after}-0", "+", count=limit)
+    if not recent or _version(recent[0][0]) == after + 1:
+        return recent
+    for _ in range(8):
+        raw = await read_raw(store, match_id)
+        if raw is None:
+            return recent  # no archive: the stream is all there is
+        upto, archived = decode(raw)
+        found = [e for e in archived if _version(e[0]) > after][:limit]
+        if len(found) == limit:
+            return found
+        start = max(after, upto)
+        rest = await store.redis.xrange(store.log_key(match_id), f"({start}-0", "+", count=limit - len(found))
+        if rest and _version(rest[0][0]) != start + 1:
+            continue  # compacted between the two reads: read the archive again
+        return found + rest
+    raise RuntimeError(f"the log of match {match_id} kept moving while being read")
+
+
+async def compact(store: "MatchStore", match_id: str, version: int, finished: bool) -> bool:
+    """Archive the entries older than the ``keep`` newest if this version calls for it.
+
+    Called after an accepted action at ``version``. Returns whether the archive moved.
+    A concurrent compaction of the same match wins or loses cleanly (nothing is lost).
+    """
+    every, keep = store.compact_every, store.keep_recent
+    if every <= 0 or (version % every and not finished):
+        return False
+    through = version - keep
+    raw = await read_raw(store, match_id)
+    upto = int(raw.partition(b":")[0]) if raw else 0
+    if through <= upto:
+        return False
+    moving = await store.redis.xrange(store.log_key(match_id), f"({upto}-0", f"{through}-0")
+    if not moving or _version(moving[0][0]) != upto + 1 or _version(moving[-1][0]) != through:
+        return False  # another process compacted meanwhile
+    blob = encode(through, moving, raw)
+    moved = await store._compact(keys=[store.log_key(match_id), store.archive_key(match_id)],
+                                 args=[upto, through, blob])
+    return bool(moved)

@@ -1,0 +1,88 @@
+"""The bot levels, apart from Redis: legal choices, whole matches, strength, and what a bot may read."""
+
+from __future__ import annotations
+
+import ast
+import random
+from pathlib import Path
+
+import pytest
+
+from service.games import all_games
+from service.store import UnknownBotLevel
+from service.store.bots import BOT_LEVELS, check_level
+from workers import bots
+from workers.bots import BotInput
+
+BOTS_DIR = Path(bots.__file__).parent
+GAMES = all_games()
+
+
+def play(game, levels: list[str], seed: int, seats: int | None = None, variant: str | None = None):
+    seats = seats or game.min_seats
+    state = game.setup(game.check_options(variant, {}, seats), seats, seed)
+    rng = random.Random(seed)
+    for _ in range(20000):
+        if game.result(state) is not None:
+            return game.result(state)
+        seat = rng.choice(sorted(game.to_act(state)))
+        legal = game.legal_actions(state, seat)
+        action = bots.choose(levels[seat], BotInput(game.id, seat, game.view(state, seat), legal), rng)
+        assert action in legal
+        state, _ = game.apply(state, seat, action)
+    raise AssertionError("the match did not end")
+
+
+def test_levels_agree_with_the_store():
+    assert tuple(bots.LEVELS) == BOT_LEVELS
+
+
+def test_unknown_and_unimplemented_levels_are_refused():
+    with pytest.raises(UnknownBotLevel, match="not implemented"):
+        check_level("strong")
+    with pytest.raises(UnknownBotLevel, match="no bot level"):
+        check_level("godlike")
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+@pytest.mark.parametrize("level", BOT_LEVELS)
+def test_every_level_plays_every_game_to_the_end(game_id, level):
+    game = GAMES[game_id]
+    for seats in range(game.min_seats, game.max_seats + 1):
+        for seed in range(2):
+            assert play(game, [level] * seats, seed, seats) is not None
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_greedy_beats_random(game_id):
+    game = GAMES[game_id]
+    greedy = random_wins = 0
+    for seed in range(12):
+        levels = ["greedy", "random"] if seed % 2 == 0 else ["random", "greedy"]
+        winners = play(game, levels, seed)["winners"]
+        if len(winners) == 1:
+            greedy += levels[winners[0]] == "greedy"
+            random_wins += levels[winners[0]] == "random"
+    assert greedy >= 2 * max(random_wins, 1), (greedy, random_wins)
+
+
+def _imports(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            names.add(("." * node.level) + (node.module or ""))
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+@pytest.mark.parametrize("path", sorted(BOTS_DIR.glob("*.py")), ids=lambda p: p.name)
+def test_bot_code_cannot_reach_hidden_state(path):
+    """Bots import no store, no job, no Redis, no game rules object: their only input is the view."""
+    forbidden = ("service.store", "workers.jobs", "workers.dispatch", "workers.runtime", "rq", "redis",
+                 "service.games.all_games", ".rules", "GAME")
+    for name in _imports(path):
+        assert not any(name.startswith(f) or name.endswith(f) or f".{f}" in name for f in forbidden), name
+    source = path.read_text()
+    assert ".apply(" not in source and ".legal_actions(" not in source and "setup(" not in source

@@ -1,0 +1,228 @@
+"""Bots, replays and turn timers through real RQ workers on a real Redis.
+
+Matches are made through the REST API (the session's app, whose store
+listener enqueues the jobs); the jobs run in real RQ workers: ``drain()`` in
+this process, or ``grimoire worker`` subprocesses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import time
+
+import pytest
+from rq.job import Job
+
+from service.engine import events_for
+from workers import runtime
+from workers.dispatch import bot_job_id
+
+
+def wait_for(predicate, timeout: float = 30.0, interval: float = 0.1):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting")
+        time.sleep(interval)
+
+
+def create(client, game: str, **body) -> dict:
+    response = client.post("/v1/matches", json={"game": game, **body})
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def get(client, match_id: str, token: str | None = None) -> dict:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return client.get(f"/v1/matches/{match_id}", headers=headers).json()
+
+
+def log_entries(rq_connection, key_prefix: str, match_id: str) -> list[dict]:
+    raw = rq_connection.xrange(f"{key_prefix}:m:{{{match_id}}}:log", "-", "+")
+    return [{"version": int(i.decode().split("-")[0]), **{k.decode(): v.decode() for k, v in f.items()}}
+            for i, f in raw]
+
+
+def replay(client, drain, match_id: str, seat: int | None) -> dict:
+    started = client.post(f"/v1/matches/{match_id}/replays", json={"seat": seat})
+    assert started.status_code == 202, started.text
+    drain()
+    job = client.get(f"/v1/replays/{started.json()['id']}").json()
+    assert job["status"] == "finished", job
+    return job["replay"]
+
+
+@pytest.mark.parametrize("game", ["casting-stones", "quidditch", "spells-and-potions"])
+def test_a_match_of_bots_plays_itself_to_the_end(client, drain, game, rq_connection, key_prefix):
+    seats = 4 if game == "spells-and-potions" else 2
+    levels = ["greedy", "random", "greedy", "random"][:seats]
+    match = create(client, game, seats=seats, seed=11, bots=[{"seat": s, "level": lv} for s, lv in enumerate(levels)])
+    assert [s["bot"] for s in match["seats"]] == levels and match["status"] == "active"
+    drain()
+    final = get(client, match["id"])
+    assert final["status"] == "finished" and final["result"] is not None
+    entries = log_entries(rq_connection, key_prefix, match["id"])
+    assert [e["version"] for e in entries] == list(range(1, final["version"] + 1))
+    assert not rq_connection.zcard(f"{key_prefix}:bots:pending")
+
+
+def test_a_bot_added_later_plays_against_a_human(client, drain):
+    match = create(client, "high-card", seed=5)
+    human = client.post(f"/v1/matches/{match['id']}/seats", json={"name": "ann"}).json()
+    added = client.post(f"/v1/matches/{match['id']}/bots", json={"level": "greedy"})
+    assert added.status_code == 201 and added.json()["seat"] == 1
+    assert "token" not in added.text
+    for _ in range(3):
+        drain()
+        state = get(client, match["id"], human["token"])
+        assert 1 not in state["to_act"]  # the bot has played its card of the round
+        action = client.get(f"/v1/matches/{match['id']}/legal-actions",
+                            headers={"Authorization": f"Bearer {human['token']}"}).json()["actions"][0]
+        response = client.post(f"/v1/matches/{match['id']}/actions", json={"action": action},
+                               headers={"Authorization": f"Bearer {human['token']}",
+                                        "If-Match": f'"{state["version"]}"'})
+        assert response.status_code == 200, response.text
+    assert get(client, match["id"])["status"] == "finished"
+
+
+def test_unknown_levels_and_taken_seats_are_refused(client):
+    refused = client.post("/v1/matches", json={"game": "high-card", "bots": [{"seat": 0, "level": "strong"}]})
+    assert refused.status_code == 422 and refused.json()["code"] == "unknown_bot_level"
+    assert "not implemented" in refused.json()["detail"]
+    match = create(client, "high-card", bots=[{"seat": 0, "level": "random"}])
+    taken = client.post(f"/v1/matches/{match['id']}/bots", json={"seat": 0, "level": "random"})
+    assert taken.status_code == 409 and taken.json()["code"] == "seat_taken"
+
+
+def test_duplicate_enqueues_play_one_move(client, drain, worker_runtime, rq_connection, key_prefix):
+    match = create(client, "high-card", seed=3, bots=[{"seat": 1, "level": "random"}])
+    client.post(f"/v1/matches/{match['id']}/seats", json={"name": "ann"})  # starts: both seats to act at v0
+    dispatcher = worker_runtime.dispatcher(rq_connection)
+    assert dispatcher.enqueue_bot(match["id"], 0, 1) is False  # the same job id: refused by RQ
+    assert dispatcher.enqueue_bot(match["id"], 0, 1, attempt=1) is True  # a watchdog retry: a second job
+    assert dispatcher.enqueue_bot(match["id"], 0, 1, attempt=2) is True  # and a third
+    drain()
+    entries = log_entries(rq_connection, key_prefix, match["id"])
+    assert [(e["version"], e["seat"]) for e in entries] == [(1, "1")]
+    outcomes = sorted(Job.fetch(bot_job_id(key_prefix, match["id"], 0, 1, a), connection=rq_connection)
+                      .return_value()["outcome"] for a in range(3))
+    assert outcomes.count("played") == 1 and set(outcomes) <= {"played", "stale", "conflict", "duplicate"}
+
+
+def test_a_killed_workers_job_is_recovered(client, spawn_worker, rq_connection, key_prefix):
+    match = create(client, "quidditch", seed=8, bots=[{"seat": 0, "level": "greedy"}, {"seat": 1, "level": "random"}])
+    match_id = match["id"]
+    first = bot_job_id(key_prefix, match_id, 0, sorted(match["to_act"])[0])
+    slow = spawn_worker(GRIMOIRE_BOT_DELAY_MS=4000)  # takes the first move, then dies while "thinking"
+    wait_for(lambda: Job.fetch(first, connection=rq_connection).get_status() == "started")
+    slow.send_signal(signal.SIGKILL)
+    slow.wait(timeout=10)
+    time.sleep(0.5)
+    assert get(client, match_id)["version"] == 0  # the move was lost with the worker
+    spawn_worker(GRIMOIRE_BOT_WATCHDOG_SECONDS=1)  # its watchdog re-enqueues it; then the match plays on
+    final = wait_for(lambda: (m := get(client, match_id))["status"] == "finished" and m, timeout=60)
+    entries = log_entries(rq_connection, key_prefix, match_id)
+    assert [e["version"] for e in entries] == list(range(1, final["version"] + 1))
+
+
+def test_replays_reproduce_every_state_and_show_each_seat_only_its_own(client, drain, games, rq_connection,
+                                                                       key_prefix):
+    match = create(client, "spells-and-potions", seats=3, seed=21, variant="practice-3",
+                   bots=[{"seat": s, "level": "greedy"} for s in range(3)])
+    drain()
+    final = get(client, match["id"])
+    assert final["status"] == "finished"
+    game = games["spells-and-potions"]
+    entries = log_entries(rq_connection, key_prefix, match["id"])
+    # the test's own re-computation, to compare every frame with
+    state = game.setup(final["options"], 3, final["seed"])
+    states, events = [state], [[]]
+    for e in entries:
+        state, evs = game.apply(state, int(e["seat"]), json.loads(e["action"]))
+        states.append(state)
+        events.append(evs)
+    for seat in (0, 1, 2):
+        r = replay(client, drain, match["id"], seat)
+        assert r["verified"] and r["mismatches"] == [] and r["disclosure"] == "seat" and r["seed"] is None
+        assert len(r["frames"]) == len(states)
+        for frame, s, evs, entry in zip(r["frames"], states, events, [None] + entries):
+            assert frame["view"] == json.loads(json.dumps(game.view(s, seat)))
+            assert frame["events"] == json.loads(json.dumps(events_for(evs, seat)))
+            assert "views" not in frame
+            if entry is not None and int(entry["seat"]) != seat:
+                assert frame["action"] is None
+    spectator = replay(client, drain, match["id"], None)
+    assert spectator["disclosure"] == "everything" and "over" in spectator["note"] and spectator["verified"]
+    assert spectator["frames"][-1]["view"] == final["view"]
+    assert all(len(f["views"]) == 3 and (f["action"] is not None or f["version"] == 0) for f in spectator["frames"])
+
+
+def test_a_replay_reports_a_tampered_state(client, drain, rq_connection, key_prefix):
+    match = create(client, "high-card", seed=9, bots=[{"seat": 0, "level": "random"}, {"seat": 1, "level": "random"}])
+    drain()
+    key = f"{key_prefix}:m:{{{match['id']}}}"
+    state = json.loads(rq_connection.hget(key, "state"))
+    state["wins"] = [9, 9]
+    rq_connection.hset(key, "state", json.dumps(state))
+    r = replay(client, drain, match["id"], 0)
+    assert not r["verified"] and [m["what"] for m in r["mismatches"]] == ["state"]
+
+
+def test_replays_are_refused_before_the_end_and_unknown_ones_are_404(client):
+    match = create(client, "high-card")
+    refused = client.post(f"/v1/matches/{match['id']}/replays", json={"seat": None})
+    assert refused.status_code == 409 and refused.json()["code"] == "match_not_finished"
+    assert client.get("/v1/replays/nope").json()["code"] == "replay_not_found"
+
+
+def test_graphql_add_bot_and_replay(client, drain):
+    def gql(query: str, **variables) -> dict:
+        response = client.post("/graphql", json={"query": query, "variables": variables})
+        assert response.status_code == 200 and "errors" not in response.json(), response.text
+        return response.json()["data"]
+
+    created = gql("""mutation { createMatch(input: {game: "high-card", seed: "4", bots: [{seat: 0, level: "greedy"}]})
+                  { ... on MatchCreated { match { id seats { bot } } } } }""")["createMatch"]["match"]
+    assert created["seats"][0]["bot"] == "greedy"
+    added = gql("""mutation($id: ID!) { addBot(input: {matchId: $id, level: "random"}) {
+                   __typename ... on BotAdded { seat } ... on Problem { code } } }""", id=created["id"])["addBot"]
+    assert added == {"__typename": "BotAdded", "seat": 1}
+    refused = gql("""mutation($id: ID!) { addBot(input: {matchId: $id, level: "strong"}) {
+                     __typename ... on Problem { code message } } }""", id=created["id"])["addBot"]
+    assert refused["code"] == "unknown_bot_level"
+    drain()
+    job = gql("""mutation($id: ID!) { startReplay(input: {matchId: $id, seat: 1}) {
+                 ... on ReplayJob { id status } } }""", id=created["id"])["startReplay"]
+    drain()
+    got = gql("""query($id: ID!) { replay(id: $id) { ... on ReplayJob { status replay { verified disclosure
+                 frames { version view { __typename } action { __typename } } } } } }""", id=job["id"])["replay"]
+    assert got["status"] == "finished" and got["replay"]["verified"] and got["replay"]["disclosure"] == "seat"
+    assert len(got["replay"]["frames"]) == 7
+
+
+def test_a_turn_timer_plays_the_late_seats_default_and_records_it(client, drain, rq_connection, key_prefix):
+    match = create(client, "high-card", seed=2, turn_seconds=1)
+    for name in ("ann", "bob"):
+        client.post(f"/v1/matches/{match['id']}/seats", json={"name": name})
+    time.sleep(1.3)
+    drain(scheduler=True)  # the scheduler moves the due timers to the queue; the worker plays them
+    after = get(client, match["id"])
+    assert after["version"] == 2  # both seats were late: each got its default (no pass here: a random card)
+    auto = rq_connection.hgetall(f"{key_prefix}:m:{{{match['id']}}}:auto")
+    records = sorted(json.loads(v)["seat"] for v in auto.values())
+    assert records == [0, 1]
+    assert all(json.loads(v)["default"] == "random" and json.loads(v)["reason"] == "turn_timeout"
+               for v in auto.values())
+
+
+def test_the_timer_default_is_a_pass_where_one_is_legal():
+    from workers.jobs import default_action
+    import random
+
+    assert default_action([{"type": "play_card"}, {"type": "pass"}], None, random.Random(1)) == ({"type": "pass"},
+                                                                                                   "pass")

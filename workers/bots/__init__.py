@@ -1,0 +1,42 @@
+"""Bot algorithms, one module per level.
+
+A bot decides from a :class:`BotInput` only: its seat's ``view`` (exactly what
+``game.view(state, seat)`` shows that seat's client) and that seat's legal
+actions (what the API lists for that seat's token). Nothing in this package
+imports the store, the RQ jobs or a game's rules object, so a bot cannot read
+another seat's hidden state or call ``game.apply`` on the real state;
+``tests/workers/test_bots.py`` checks the imports.
+
+Levels (see docs/bots.md): ``random`` (uniform over the legal actions) and
+``greedy`` (a one-ply heuristic per game, scored against the view). ``strong``
+(ISMCTS with determinisation) is not implemented: it is refused when a bot is
+added (service/store/bots.py).
+"""
+
+from __future__ import annotations
+
+import random as _random
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import greedy, random
+
+#: level -> ``choose(bot_input, rng) -> action``; must list service.store.bots.BOT_LEVELS.
+LEVELS = {"random": random.choose, "greedy": greedy.choose}
+
+
+@dataclass(frozen=True)
+class BotInput:
+    """Everything a bot knows when it acts."""
+
+    game: str  # the game id
+    seat: int
+    view: dict[str, Any]  # game.view(state, seat)
+    legal_actions: list[dict[str, Any]] = field(default_factory=list)
+
+
+def choose(level: str, bot_input: BotInput, rng: _random.Random) -> dict[str, Any]:
+    """The action a bot of ``level`` plays; one of ``bot_input.legal_actions`` verbatim."""
+    if not bot_input.legal_actions:
+        raise ValueError("a bot is asked to act with no legal action")
+    return LEVELS[level](bot_input, rng)

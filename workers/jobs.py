@@ -1,0 +1,139 @@
+"""The RQ jobs: plain functions, enqueued by name (workers/dispatch.py).
+
+``play_bot(match_id, version, seat)``
+    The bot of ``seat`` acts at ``version``. It loads the match; if the match
+    has moved on (or the seat is no longer to act) there is nothing to do. Else
+    it gives the bot its seat's view and legal actions -- nothing else -- and
+    submits the choice through :meth:`MatchStore.submit` at ``version``, with an
+    idempotency key of (version, seat): a version conflict is not an error (the
+    move that won the race enqueued whatever comes next).
+``turn_timeout(match_id, version, seat)``
+    The turn timer: if ``seat`` has not acted since ``version`` and is still to
+    act, play its default -- a ``pass`` where one is legal, else the ``random``
+    bot's choice -- and record that it did (``<match key>:auto``).
+``build_replay(match_id, seat)``
+    Re-apply a finished match's log to its seed (workers/replay.py).
+
+Each returns a short JSON-able outcome, kept by RQ as the job's result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import time
+from typing import Any
+
+from service.store import MatchNotFound, VersionConflict
+
+from . import bots
+from .replay import build_replay as replay_of
+from .runtime import runtime
+
+log = logging.getLogger("grimoire.workers")
+
+
+def _rng(match_id: str, version: int, seat: int, salt: str) -> random.Random:
+    """The bot's randomness: the same for a retry of the same move, unknown to the players."""
+    return random.Random(f"{match_id}|{version}|{seat}|{salt}")
+
+
+def play_bot(match_id: str, version: int, seat: int) -> dict[str, Any]:
+    return asyncio.run(_play_bot(match_id, version, seat))
+
+
+async def _play_bot(match_id: str, version: int, seat: int) -> dict[str, Any]:
+    rt = runtime()
+    dispatcher = rt.dispatcher()
+    async with rt.store(dispatcher) as store:
+        try:
+            match = await store.get(match_id)
+        except MatchNotFound:
+            dispatcher.done(match_id, version, seat)
+            return {"outcome": "gone"}
+        level = match.seats[seat].bot
+        if match.status != "active" or match.version != version or seat not in match.to_act or level is None:
+            dispatcher.done(match_id, version, seat)
+            return {"outcome": "stale", "version": match.version}
+        bot_input = bots.BotInput(game=match.game.id, seat=seat, view=match.view(seat),
+                                  legal_actions=match.legal_actions(seat))
+        salt = match.seats[seat].token_hash or ""
+        try:
+            action = bots.choose(level, bot_input, _rng(match_id, version, seat, salt))
+        except Exception:  # a bug in a heuristic must not stall the match: play as the random level
+            log.exception("bot level %s failed in match %s at v%d; playing a random move", level, match_id, version)
+            level = "random"
+            action = bots.choose(level, bot_input, _rng(match_id, version, seat, salt))
+        if rt.settings.bot_delay_ms:
+            await asyncio.sleep(rt.settings.bot_delay_ms / 1000)
+        try:
+            accepted = await store.submit(match_id, None, version, action, f"bot:{version}:{seat}",
+                                          acting_seat=seat)
+        except VersionConflict as conflict:
+            dispatcher.done(match_id, version, seat)
+            return {"outcome": "conflict", "version": conflict.current_version}
+        dispatcher.done(match_id, version, seat)
+        return {"outcome": "duplicate" if accepted.duplicate else "played", "level": level,
+                "version": accepted.version}
+
+
+def default_action(legal: list[dict], bot_input: bots.BotInput | None, rng: random.Random) -> tuple[dict, str]:
+    """A late seat's default: a ``pass`` where one is legal, else the ``random`` bot's choice."""
+    passes = [action for action in legal if action.get("type") == "pass"]
+    if passes:
+        return passes[0], "pass"
+    return bots.choose("random", bot_input or bots.BotInput("", 0, {}, legal), rng), "random"
+
+
+def turn_timeout(match_id: str, version: int, seat: int) -> dict[str, Any]:
+    return asyncio.run(_turn_timeout(match_id, version, seat))
+
+
+async def _turn_timeout(match_id: str, version: int, seat: int) -> dict[str, Any]:
+    rt = runtime()
+    async with rt.store(rt.dispatcher()) as store:
+        try:
+            match = await store.get(match_id)
+        except MatchNotFound:
+            return {"outcome": "gone"}
+        if match.status != "active" or seat not in match.to_act:
+            return {"outcome": "stale"}
+        acted = await store.history(match_id, seat, after=version, limit=1000)
+        if any(entry.seat == seat for entry in acted):
+            return {"outcome": "acted"}
+        bot_input = bots.BotInput(game=match.game.id, seat=seat, view=match.view(seat),
+                                  legal_actions=match.legal_actions(seat))
+        action, default = default_action(bot_input.legal_actions, bot_input, _rng(match_id, match.version, seat, "t"))
+        try:
+            accepted = await store.submit(match_id, None, match.version, action, f"timer:{match.version}:{seat}",
+                                          acting_seat=seat)
+        except VersionConflict:
+            return {"outcome": "conflict"}  # someone acted meanwhile; the next version has its own timer
+        record = {"seat": seat, "reason": "turn_timeout", "default": default, "turn_seconds": match.turn_seconds,
+                  "at": int(time.time() * 1000)}
+        key = f"{store.key(match_id)}:auto"
+        async with store.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(key, str(accepted.version), json.dumps(record))
+            pipe.expire(key, max(store.idle_ttl, store.finished_ttl))
+            await pipe.execute()
+        return {"outcome": "played", "default": default, "version": accepted.version}
+
+
+def build_replay(match_id: str, seat: int | None) -> dict[str, Any]:
+    return asyncio.run(_build_replay(match_id, seat))
+
+
+async def _build_replay(match_id: str, seat: int | None) -> dict[str, Any]:
+    rt = runtime()
+    async with rt.store() as store:
+        match = await store.get(match_id)
+        raw = await store.redis.xrange(store.log_key(match_id), "-", "+")
+        auto = await store.redis.hgetall(f"{store.key(match_id)}:auto")
+    entries = [{"version": int(entry_id.split("-")[0]), "seat": int(f["seat"]), "action": json.loads(f["action"]),
+                "events": json.loads(f["events"]), "status": f.get("status", "active"),
+                "to_act": json.loads(f.get("to_act", "[]")), "at": int(f["at"])} for entry_id, f in raw]
+    return replay_of(match.game, match_id=match_id, options=match.options, seats=len(match.seats), seed=match.seed,
+                     entries=entries, final_state=match.state, seat=seat,
+                     auto={int(v): json.loads(r) for v, r in auto.items()})
