@@ -370,15 +370,21 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
     def catalogue_field(game: Game, catalogue) -> Any:
         item_type, converter = types[game.id].catalogue_type(catalogue)
 
-        def resolve(**filters) -> list[item_type]:
-            wanted = {k: v for k, v in filters.items() if v is not None}
-            return [converter.out(item) for item in catalogue.items()
+        def resolve(**arguments) -> list[item_type]:
+            params = {k: arguments[k] for k in catalogue.params}
+            for name, schema in catalogue.params.items():
+                params[name] = min(max(params[name], schema["minimum"]), schema["maximum"])
+            wanted = {k: arguments[k] for k in catalogue.filters if arguments[k] is not None}
+            return [converter.out(item) for item in catalogue.items(**params)
                     if all(str(item.get(k)) == v for k, v in wanted.items())]
 
         resolve.__signature__ = inspect.Signature([
-            inspect.Parameter(f, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Optional[str])
-            for f in catalogue.filters])
-        resolve.__annotations__ = {**{f: Optional[str] for f in catalogue.filters}, "return": list[item_type]}
+            *(inspect.Parameter(f, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Optional[str])
+              for f in catalogue.filters),
+            *(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=schema["default"], annotation=int)
+              for name, schema in catalogue.params.items())])
+        resolve.__annotations__ = {**{f: Optional[str] for f in catalogue.filters},
+                                   **{name: int for name in catalogue.params}, "return": list[item_type]}
         return list[item_type], strawberry.field(resolver=resolve, description=f"{game.title}: the "
                                                                                 f"{catalogue.name}, filtered by exact match.")
 

@@ -57,12 +57,13 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Callable
 
 import jsonschema
 
+from .rng import Rng
 from .errors import IllegalAction, InvalidOptions, MalformedAction, MatchFinished, NotYourTurn
 
 State = dict[str, Any]
@@ -84,12 +85,15 @@ class Catalogue:
     The APIs serve it as ``GET /v1/games/<game>/<name>`` and as a typed GraphQL
     query, filterable by exact match on each field named in ``filters``.
     ``item_schema`` is a titled object schema in the same subset as views.
+    ``params`` names integer parameters (name -> JSON Schema with a default)
+    passed to ``items``, for generated data such as seeded booster packs.
     """
 
     name: str
     item_schema: dict[str, Any]
     filters: tuple[str, ...]
-    items: Callable[[], list[dict[str, Any]]]
+    items: Callable[..., list[dict[str, Any]]]
+    params: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def load_data(package: str, name: str) -> Any:
@@ -160,6 +164,19 @@ class Game:
         raise NotImplementedError
 
     # -- may override -------------------------------------------------------
+
+    def determinise(self, view: dict[str, Any], seat: int, rng: "Rng") -> State:
+        """A full state consistent with what ``seat`` sees in ``view``.
+
+        ``view`` is ``self.view(state, seat)`` for some real state; the result
+        is a state ``s`` with ``self.view(s, seat) == view`` in which every part
+        hidden from ``seat`` (other hands, deck orders, face-down cards) is
+        sampled with ``rng`` from the cards ``seat`` cannot see, keeping the
+        public counts, and whose own RNG state is a fresh random value. Bots
+        search on such states (the ``strong`` level); the service never calls it.
+        """
+        raise NotImplementedError(f"{self.title} has no determinise()")
+
 
     def is_legal(self, state: State, seat: int, action: Action) -> bool:
         """Whether ``action`` is legal; by default, membership in the legal list."""

@@ -85,6 +85,8 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
             schemas[item] = catalogue.item_schema
             filters = [{"name": f, "in": "query", "required": False,
                         "schema": catalogue.item_schema["properties"][f]} for f in catalogue.filters]
+            filters += [{"name": name, "in": "query", "required": False, "schema": schema}
+                        for name, schema in catalogue.params.items()]
             catalogue_paths[f"/v1/games/{game.id}/{catalogue.name}"] = {"get": {
                 "operationId": f"{_pascal(game.id)[0].lower()}{_pascal(game.id)[1:]}{_pascal(catalogue.name)}",
                 "summary": f"{game.title}: the {catalogue.name}, filtered by exact match.",

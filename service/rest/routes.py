@@ -106,16 +106,23 @@ async def game_catalogue(request: Request) -> Response:
     catalogue = next((c for c in game.catalogues if c.name == request.path_params["catalogue"]), None)
     if catalogue is None:
         return problem("not_found", f"{game.title} has no {request.path_params['catalogue']!r} catalogue.")
-    unknown = set(request.query_params) - set(catalogue.filters)
+    unknown = set(request.query_params) - set(catalogue.filters) - set(catalogue.params)
     if unknown:
-        return problem("malformed_request", f"{catalogue.name} can be filtered by {', '.join(catalogue.filters)} "
-                                            f"only, not {', '.join(sorted(unknown))}.")
-    wanted = dict(request.query_params)
+        known = ", ".join([*catalogue.filters, *catalogue.params]) or "nothing"
+        return problem("malformed_request", f"{catalogue.name} takes {known}, not {', '.join(sorted(unknown))}.")
+    params = {}
+    for name, schema in catalogue.params.items():
+        raw = request.query_params.get(name, str(schema["default"]))
+        if not raw.isdigit() or not schema["minimum"] <= int(raw) <= schema["maximum"]:
+            return problem("malformed_request",
+                           f"{name} must be a whole number from {schema['minimum']} to {schema['maximum']}.")
+        params[name] = int(raw)
+    wanted = {k: v for k, v in request.query_params.items() if k in catalogue.filters}
     for name, value in wanted.items():
         allowed = catalogue.item_schema["properties"][name].get("enum")
         if allowed is not None and value not in allowed:
             return problem("malformed_request", f"{name} must be one of {', '.join(map(str, allowed))}.")
-    items = [item for item in catalogue.items() if all(str(item.get(k)) == v for k, v in wanted.items())]
+    items = [item for item in catalogue.items(**params) if all(str(item.get(k)) == v for k, v in wanted.items())]
     return JSONResponse({"items": items})
 
 

@@ -29,3 +29,15 @@ def test_graphql_lists_the_stones(client, type_, count):
     assert "errors" not in body
     stones = body["data"]["castingStonesStones"]
     assert len(stones) == count and all(s["type"] == type_ for s in stones)
+
+
+def test_seeded_packs_are_reproducible_and_weighted_by_the_chart(client):
+    first = client.get("/v1/games/casting-stones/packs", params={"seed": 7, "refills": 3}).json()["items"]
+    again = client.get("/v1/games/casting-stones/packs", params={"seed": 7, "refills": 3}).json()["items"]
+    other = client.get("/v1/games/casting-stones/packs", params={"seed": 8, "refills": 3}).json()["items"]
+    assert first == again != other
+    assert [p["kind"] for p in first] == ["starter", "refill", "refill", "refill"]
+    assert len(first[0]["stones"]) == 12 and all(len(p["stones"]) == 4 for p in first[1:])
+    assert client.get("/v1/games/casting-stones/packs", params={"seed": -1}).json()["code"] == "malformed_request"
+    body = client.post("/graphql", json={"query": "{ castingStonesPacks(seed: 7, refills: 3) { kind stones cards } }"})
+    assert body.json()["data"]["castingStonesPacks"] == first

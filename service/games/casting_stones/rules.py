@@ -159,6 +159,11 @@ class CastingStones(Game):
         Catalogue("hands", schema["hand"], (), lambda: [
             {"id": h["id"], "title": h["title"], "description": h["description"], "stones": h["action"]["stones"],
              "cards": h["action"]["cards"], "hand": h["action"]["hand"]} for h in collecting.themed_hands()]),
+        Catalogue("packs", schema["pack"], (), collecting.open_packs, params={
+            "seed": {"type": "integer", "minimum": 0, "maximum": 2**53 - 1, "default": 0},
+            "starters": {"type": "integer", "minimum": 0, "maximum": 10, "default": 1},
+            "refills": {"type": "integer", "minimum": 0, "maximum": 50, "default": 1},
+        }),
     )
 
     # -- set-up -----------------------------------------------------------------------------

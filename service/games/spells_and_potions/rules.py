@@ -46,6 +46,7 @@ from typing import Any
 from service.engine import Action, Event, Game, Rng, State, Variant, load_data
 
 from . import deck
+from .determinise import determinise as _determinise
 from .table import (
     POST_INDEX, POSTS, WEST, arrangement_choices, controller, is_companion, play_order, practice_seating, rotate,
     seating_from_arrangement, team_of, two_wizard_seating,
@@ -427,6 +428,10 @@ class SpellsAndPotions(Game):
             "winners": result["winners"] if result else [],
             "options": dict(state["opts"]),
         }
+
+    def determinise(self, view: dict[str, Any], seat: int, rng: Rng) -> State:
+        """A state consistent with ``seat``'s view, hidden hands sampled (see :mod:`.determinise`)."""
+        return _determinise(self, view, seat, rng)
 
 
 GAME = SpellsAndPotions()
