@@ -430,8 +430,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         async def match(self, info: Info, id: strawberry.ID) -> MatchLookup:
             store: MatchStore = info.context["store"]
             try:
-                record = await store.get(id)
-                seat = store.authenticate(record, info.context["token"])
+                record, seat = await store.read_as(id, info.context["token"])
             except StoreError as error:
                 return problems.problem_for(error)
             return MatchType(record=record, my_seat=seat)

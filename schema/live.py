@@ -61,8 +61,7 @@ async def match_updates(context: dict, match_id: str, after: int) -> AsyncIterat
     settings = context["request"].app.state.settings
     tokens = [t for t in connection_tokens(context) if token_match(t) == match_id][:1]
     try:
-        match = await store.get(match_id)
-        seat = store.authenticate(match, tokens[0] if tokens else None)
+        match, seat = await store.read_as(match_id, tokens[0] if tokens else None)
         limit.acquire(tokens)
     except StoreError as error:
         yield "problem", error, ""
@@ -90,7 +89,7 @@ async def turn_notices(context: dict) -> AsyncIterator[tuple[str, Any]]:
             match_id = token_match(token)
             if match_id is None:
                 raise InvalidToken("A listed token is not a seat token.")
-            seats.append((match_id, store.authenticate(await store.get(match_id), token)))
+            seats.append((match_id, (await store.read_as(match_id, token))[1]))
         limit.acquire(tokens)
     except StoreError as error:
         yield "problem", error

@@ -140,10 +140,8 @@ async def create_match(request: Request) -> Response:
 
 
 async def get_match(request: Request) -> Response:
-    store = _store(request)
     try:
-        match = await store.get(request.path_params["match_id"])
-        seat = store.authenticate(match, _token(request))
+        match, seat = await _store(request).read_as(request.path_params["match_id"], _token(request))
     except StoreError as error:
         return _error(error)
     return _with_etag(match_json(match, seat), match.version)
@@ -162,10 +160,8 @@ async def join_seat(request: Request) -> Response:
 
 
 async def legal_actions(request: Request) -> Response:
-    store = _store(request)
     try:
-        match = await store.get(request.path_params["match_id"])
-        seat = store.authenticate(match, _token(request))
+        match, seat = await _store(request).read_as(request.path_params["match_id"], _token(request))
     except StoreError as error:
         return _error(error)
     return _with_etag({"version": match.version, "seat": seat, "actions": match.legal_actions(seat)}, match.version)
@@ -221,8 +217,7 @@ async def history(request: Request) -> Response:
     if not 0 <= after <= MAX_VERSION or not 1 <= limit <= 1000:
         return problem("malformed_request", f"after must be 0 to {MAX_VERSION} and limit 1 to 1000.")
     try:
-        match = await store.get(request.path_params["match_id"])
-        seat = store.authenticate(match, _token(request))
+        match, seat = await store.read_as(request.path_params["match_id"], _token(request))
         entries = await store.history(match.id, seat, after=after, limit=limit)
     except StoreError as error:
         return _error(error)

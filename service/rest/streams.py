@@ -109,8 +109,7 @@ async def match_events(request: Request) -> Response:
         return problem("malformed_request", "after (or Last-Event-ID) must be a version: a whole number.")
     token = bearer_token(request.headers.get("authorization"))
     try:
-        match = await store.get(request.path_params["match_id"])
-        seat = store.authenticate(match, token)
+        match, seat = await store.read_as(request.path_params["match_id"], token)
         held = [token] if token else []
         request.app.state.stream_limit.acquire(held)
     except StoreError as error:
@@ -137,8 +136,7 @@ async def my_turns(request: Request) -> Response:
             match_id = token_match(token)
             if match_id is None:
                 return problem("invalid_token", "A listed token is not a seat token.")
-            match = await store.get(match_id)
-            seats.append((match_id, store.authenticate(match, token)))
+            seats.append((match_id, (await store.read_as(match_id, token))[1]))
         request.app.state.stream_limit.acquire(tokens)
     except StoreError as error:
         return problem(error.code, error.message)

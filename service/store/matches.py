@@ -260,6 +260,11 @@ class MatchStore:
         await self._notify(match)
         return match, int(reply[1]), token
 
+    async def read_as(self, match_id: str, token: str | None) -> tuple[Match, int | None]:
+        """A match and the seat ``token`` holds in it (None: a spectator)."""
+        match = await self.get(match_id)
+        return match, self.authenticate(match, token)
+
     def authenticate(self, match: Match, token: str | None) -> int | None:
         """The seat ``token`` acts for; None for no token (a spectator)."""
         if token is None:
