@@ -36,7 +36,7 @@ from service.settings import Settings
 from service.store import MatchStore
 from service.store.live import LiveUpdates, StreamLimit
 from service.store.embedded import EmbeddedRedis
-from service.store.connect import match_redis, queue_url
+from service.store.connect import open_store, queue_url
 from service.limits import RateLimit
 from service.logs import RequestIdMiddleware
 from service.metrics import MetricsMiddleware, SubmitObserver, metrics_endpoint
@@ -179,14 +179,9 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
             url = embedded.url
             log.info("no REDIS_URL: started an embedded Redis at %s", url)
         # REDIS_CLUSTER=1: a Redis Cluster client (service/store/connect.py)
-        client = match_redis(url, cluster=settings.redis_cluster, max_connections=settings.redis_max_connections)
         app.state.redis_url = url
-        app.state.store = MatchStore(client, games, prefix=settings.key_prefix,
-                                     finished_ttl=settings.finished_ttl, idle_ttl=settings.idle_ttl,
-                                     idempotency_ttl=settings.idempotency_ttl, lobby_ttl=settings.lobby_ttl,
-                                     compact_every=settings.log_compact_every,
-                                     keep_recent=settings.log_keep_recent,
-                                     on_submit=SubmitObserver() if settings.metrics else None)
+        app.state.store = open_store(settings, games, url, on_submit=SubmitObserver() if settings.metrics else None)
+        client = app.state.store.redis
         app.state.metrics_queue_redis = None
         if settings.metrics:  # queue depth for /metrics, read at scrape time
             app.state.metrics_queue_redis = aioredis.Redis.from_url(

@@ -44,6 +44,24 @@ _SECRETS = [
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime", "taskName"}
 
 
+def _stamp_request_id(factory):
+    """Every log record carries the request id current when it was made (even if formatted later)."""
+    if getattr(factory, "_grimoire", False):
+        return factory
+
+    def make(*args, **kwargs):
+        record = factory(*args, **kwargs)
+        if not hasattr(record, "request_id"):
+            record.request_id = request_id.get()
+        return record
+
+    make._grimoire = True
+    return make
+
+
+logging.setLogRecordFactory(_stamp_request_id(logging.getLogRecordFactory()))
+
+
 def new_request_id() -> str:
     return uuid.uuid4().hex
 
@@ -76,7 +94,7 @@ class JsonFormatter(logging.Formatter):
         if rid:
             entry["request_id"] = rid
         for key, value in record.__dict__.items():
-            if key not in _STANDARD and key not in entry and not key.startswith("_"):
+            if key not in _STANDARD and key not in entry and key != "request_id" and not key.startswith("_"):
                 entry[key] = value if isinstance(value, (int, float, bool)) or value is None else redact(str(value))
         if record.exc_info:
             entry["exc"] = redact("".join(traceback.format_exception(*record.exc_info)))
@@ -91,7 +109,7 @@ class TextFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         text = super().format(record)
-        rid = request_id.get()
+        rid = getattr(record, "request_id", None) or request_id.get()
         return redact(f"{text} [{rid}]" if rid else text)
 
 

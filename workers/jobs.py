@@ -129,7 +129,7 @@ async def _build_replay(match_id: str, seat: int | None) -> dict[str, Any]:
     rt = runtime()
     async with rt.store() as store:
         match = await store.get(match_id)
-        raw = await store.redis.xrange(store.log_key(match_id), "-", "+")
+        raw = await store.log_entries(match_id, after=0, limit=2**31)  # the stream and its compacted archive
         auto = await store.redis.hgetall(f"{store.key(match_id)}:auto")
     entries = [{"version": int(entry_id.split("-")[0]), "seat": int(f["seat"]), "action": json.loads(f["action"]),
                 "events": json.loads(f["events"]), "status": f.get("status", "active"),

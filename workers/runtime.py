@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from typing import AsyncIterator
 
 import redis
-import redis.asyncio as aioredis
 from rq import SimpleWorker
 
 from service.engine import Game
 from service.settings import Settings
 from service.store import MatchStore
+from service.store.connect import open_store
 
 from .dispatch import Dispatcher, queue_names
 
@@ -52,11 +52,8 @@ class Runtime:
     async def store(self, dispatcher: Dispatcher | None = None) -> AsyncIterator[MatchStore]:
         """A match store on a fresh connection, with the dispatcher as its listener, so that a
         move a job plays enqueues the next bot move."""
-        client = aioredis.Redis.from_url(self.settings.redis_url, decode_responses=True, socket_timeout=10,
-                                         socket_connect_timeout=5)
-        s = self.settings
-        store = MatchStore(client, self.games, prefix=s.key_prefix, finished_ttl=s.finished_ttl,
-                           idle_ttl=s.idle_ttl, idempotency_ttl=s.idempotency_ttl)
+        store = open_store(self.settings, self.games)  # the same configuration as the service's
+        client = store.redis
         if dispatcher is not None:
             store.listeners.append(dispatcher)
         try:

@@ -20,6 +20,9 @@ lives inside the game's State. The service drives a game through five calls:
 ``to_act(state) -> set[int]`` and ``result(state) -> dict | None``
     Who the game waits on (several seats may act at once) and, once the match
     is over, ``{"winners": [seat, ...], "scores": [...] | None, "reason": str}``.
+``determinise(view, seat, rng) -> State`` (optional)
+    A full state consistent with ``seat``'s view, hidden parts sampled; only
+    the ``strong`` bot level calls it, on its own samples.
 
 Data shapes
 -----------

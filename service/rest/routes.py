@@ -193,7 +193,9 @@ async def submit_action(request: Request) -> Response:
 
 async def lobby(request: Request) -> Response:
     """Open matches (waiting, with a free seat), longest waiting first; ``?game=`` narrows to one game."""
-    game = request.query_params.get("game") or None
+    game = request.query_params.get("game")
+    if game == "":
+        return problem("malformed_request", "game must name a game; leave it out for every game.")
     try:
         limit = int(request.query_params.get("limit", "50"))
     except ValueError:

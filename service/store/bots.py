@@ -13,17 +13,12 @@ from .errors import NoSuchSeat, SeatTaken, UnknownBotLevel
 from .matches import Match, MatchStore
 
 #: The levels a seat can be given, weakest first (workers/bots/ has one module each).
-BOT_LEVELS: tuple[str, ...] = ("random", "greedy")
-#: Levels the issue names that are not implemented yet: refused with a clear message.
-PLANNED_LEVELS: tuple[str, ...] = ("strong",)
+BOT_LEVELS: tuple[str, ...] = ("random", "greedy", "strong")
 
 
 def check_level(level: str) -> str:
     if level in BOT_LEVELS:
         return level
-    if level in PLANNED_LEVELS:
-        raise UnknownBotLevel(f"The {level!r} bot level is not implemented yet; choose one of "
-                              f"{', '.join(BOT_LEVELS)}.")
     raise UnknownBotLevel(f"There is no bot level {level!r}; choose one of {', '.join(BOT_LEVELS)}.")
 
 

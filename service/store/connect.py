@@ -38,3 +38,15 @@ def queue_url(redis_url: str, queue_redis_url: str, cluster: bool) -> str:
         raise RuntimeError("REDIS_CLUSTER=1 needs QUEUE_REDIS_URL: the RQ queues need a plain Redis, "
                            "not a cluster")
     return redis_url
+
+
+def open_store(settings, games: dict, url: str | None = None, **extra) -> "MatchStore":
+    """The match store a process uses, configured from ``settings`` (service.settings.Settings)."""
+    from .matches import MatchStore
+
+    client = match_redis(url or settings.redis_url, cluster=settings.redis_cluster,
+                         max_connections=settings.redis_max_connections)
+    return MatchStore(client, games, prefix=settings.key_prefix, finished_ttl=settings.finished_ttl,
+                      idle_ttl=settings.idle_ttl, idempotency_ttl=settings.idempotency_ttl,
+                      lobby_ttl=settings.lobby_ttl, compact_every=settings.log_compact_every,
+                      keep_recent=settings.log_keep_recent, **extra)

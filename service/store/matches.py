@@ -141,7 +141,7 @@ class MatchStore:
 
     def __init__(self, client: aioredis.Redis, games: dict[str, Game], *, prefix: str = "g",
                  finished_ttl: int = 7 * 24 * 3600, idle_ttl: int = 30 * 24 * 3600,
-                 idempotency_ttl: int = 24 * 3600, lobby_ttl: int = 3600, compact_every: int = 0,
+                 idempotency_ttl: int = 24 * 3600, lobby_ttl: int = 3600, compact_every: int = 8,
                  keep_recent: int = 2, on_submit=None):
         self.redis = client
         self.games = games

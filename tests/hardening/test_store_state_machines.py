@@ -54,7 +54,7 @@ def machine_for(game, redis_url: str, prefix: str):
 
         def stored(self):
             record = self.run(self.client.hgetall(self.store.key(self.match_id)))
-            log = self.run(self.client.xrange(self.store.log_key(self.match_id)))
+            log = self.run(self.store.log_entries(self.match_id, after=0, limit=10**6))
             return json.dumps([record, log], sort_keys=True)
 
         def current(self):
@@ -132,7 +132,8 @@ def machine_for(game, redis_url: str, prefix: str):
             if hasattr(self, "match_id"):
                 match = self.current()
                 assert match.version == self.accepted
-                assert self.run(self.client.xlen(self.store.log_key(self.match_id))) == self.accepted
+                log = self.run(self.store.log_entries(self.match_id, after=0, limit=10**6))
+                assert [int(i.split("-")[0]) for i, _ in log] == list(range(1, self.accepted + 1))
 
     StoreMachine.__name__ = f"StoreMachine_{game.id.replace('-', '_')}"
     return StoreMachine

@@ -122,6 +122,7 @@ def test_matches_across_slots_survive_a_master_restart(cluster, service, key_pre
         if statuses == {503} or time.monotonic() > deadline:
             break
     assert statuses == {503}
+    assert client.get("/readyz").status_code == 200, "one master down must not take every pod out of service"
     for match_id in up:
         m = matches[match_id]
         m["accepted"] += play(client, match_id, m["tokens"], 3, chooser)
@@ -164,3 +165,56 @@ def test_the_lobby_works_on_the_cluster(cluster, service, key_prefix):
                                         "variables": {"g": GAME}}).json()
     assert {e["id"] for e in gql["data"]["lobby"]} == set(ids)
     assert json.loads(json.dumps(listed))  # plain JSON
+
+
+def test_live_updates_reach_followers_on_the_cluster(cluster, redis_url, key_prefix, games):
+    """A follower on a real HTTP server sees each action submitted meanwhile (cluster pub/sub wakes it)."""
+    import threading
+
+    import httpx
+    import uvicorn
+
+    from tests.live.conftest import _free_port
+
+    settings = Settings(redis_url=cluster.url, redis_cluster=True, queue_redis_url=redis_url, key_prefix=key_prefix,
+                        log_compact_every=4, log_keep_recent=2, embedded_worker=False, stream_keepalive=30,
+                        rate_limit_per_token=0, rate_limit_per_address=0)
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(settings, games=games), host="127.0.0.1", port=port,
+                                           log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 10
+        while not server.started:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        with httpx.Client(base_url=base, timeout=10) as http:
+            match_id = http.post("/v1/matches", json={"game": GAME, "seed": 9}).json()["id"]
+            tokens = [http.post(f"/v1/matches/{match_id}/seats", json={"name": f"P{i}"}).json()["token"]
+                      for i in range(2)]
+            seen, ready = [], threading.Event()
+
+            def follow():
+                with httpx.stream("GET", f"{base}/v1/matches/{match_id}/events", timeout=20,
+                                  headers={"Accept": "application/x-ndjson"}) as response:
+                    ready.set()
+                    for line in response.iter_lines():
+                        message = json.loads(line)
+                        if message["type"] == "action":
+                            seen.append(message["version"])
+                            if message["version"] >= 10:
+                                return
+
+            follower = threading.Thread(target=follow, daemon=True)
+            follower.start()
+            assert ready.wait(10)
+            started = time.monotonic()
+            accepted = play(http, match_id, tokens, 10, Rng(3))
+            follower.join(15)
+        assert seen == [a["version"] for a in accepted] == list(range(1, 11))
+        assert time.monotonic() - started < 10, "updates came by keep-alive polling, not pub/sub"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

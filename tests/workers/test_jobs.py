@@ -16,6 +16,7 @@ import pytest
 from rq.job import Job
 
 from service.engine import events_for
+from service.store.archive import decode
 from workers import runtime
 from workers.dispatch import bot_job_id
 
@@ -43,9 +44,11 @@ def get(client, match_id: str, token: str | None = None) -> dict:
 
 
 def log_entries(rq_connection, key_prefix: str, match_id: str) -> list[dict]:
-    raw = rq_connection.xrange(f"{key_prefix}:m:{{{match_id}}}:log", "-", "+")
-    return [{"version": int(i.decode().split("-")[0]), **{k.decode(): v.decode() for k, v in f.items()}}
-            for i, f in raw]
+    key = f"{key_prefix}:m:{{{match_id}}}:log"
+    upto, archived = decode(rq_connection.get(f"{key}:z"))  # the compacted part (service/store/archive.py)
+    raw = [(i.decode(), {k.decode(): v.decode() for k, v in f.items()})
+           for i, f in rq_connection.xrange(key, f"({upto}-0", "+")]
+    return [{"version": int(i.split("-")[0]), **f} for i, f in archived + raw]
 
 
 def replay(client, drain, match_id: str, seat: int | None) -> dict:
@@ -91,9 +94,9 @@ def test_a_bot_added_later_plays_against_a_human(client, drain):
 
 
 def test_unknown_levels_and_taken_seats_are_refused(client):
-    refused = client.post("/v1/matches", json={"game": "high-card", "bots": [{"seat": 0, "level": "strong"}]})
+    refused = client.post("/v1/matches", json={"game": "high-card", "bots": [{"seat": 0, "level": "godlike"}]})
     assert refused.status_code == 422 and refused.json()["code"] == "unknown_bot_level"
-    assert "not implemented" in refused.json()["detail"]
+    assert "no bot level" in refused.json()["detail"]
     match = create(client, "high-card", bots=[{"seat": 0, "level": "random"}])
     taken = client.post(f"/v1/matches/{match['id']}/bots", json={"seat": 0, "level": "random"})
     assert taken.status_code == 409 and taken.json()["code"] == "seat_taken"
@@ -192,7 +195,7 @@ def test_graphql_add_bot_and_replay(client, drain):
     added = gql("""mutation($id: ID!) { addBot(input: {matchId: $id, level: "random"}) {
                    __typename ... on BotAdded { seat } ... on Problem { code } } }""", id=created["id"])["addBot"]
     assert added == {"__typename": "BotAdded", "seat": 1}
-    refused = gql("""mutation($id: ID!) { addBot(input: {matchId: $id, level: "strong"}) {
+    refused = gql("""mutation($id: ID!) { addBot(input: {matchId: $id, level: "godlike"}) {
                      __typename ... on Problem { code message } } }""", id=created["id"])["addBot"]
     assert refused["code"] == "unknown_bot_level"
     drain()

@@ -7,10 +7,13 @@ imports the store, the RQ jobs or a game's rules object, so a bot cannot read
 another seat's hidden state or call ``game.apply`` on the real state;
 ``tests/workers/test_bots.py`` checks the imports.
 
-Levels (see docs/bots.md): ``random`` (uniform over the legal actions) and
-``greedy`` (a one-ply heuristic per game, scored against the view). ``strong``
-(ISMCTS with determinisation) is not implemented: it is refused when a bot is
-added (service/store/bots.py).
+Levels (see docs/bots.md): ``random`` (uniform over the legal actions),
+``greedy`` (a one-ply heuristic per game, scored against the view) and
+``strong`` (ISMCTS over determinisations built from the view by each game's
+``determinise``; :mod:`.strong`). ``strong`` is the one module here that uses
+a game's rules object -- only on the states it samples from the view, never on
+the real state. The workers can play it; the store still refuses it when a bot
+is added until ``service.store.bots.BOT_LEVELS`` lists it.
 """
 
 from __future__ import annotations
@@ -19,10 +22,10 @@ import random as _random
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import greedy, random
+from . import greedy, random, strong
 
-#: level -> ``choose(bot_input, rng) -> action``; must list service.store.bots.BOT_LEVELS.
-LEVELS = {"random": random.choose, "greedy": greedy.choose}
+#: level -> ``choose(bot_input, rng) -> action``; the same levels as service.store.bots.BOT_LEVELS.
+LEVELS = {"random": random.choose, "greedy": greedy.choose, "strong": strong.choose}
 
 
 @dataclass(frozen=True)

@@ -91,6 +91,7 @@ from typing import Any
 from service.engine import Action, Catalogue, Event, Game, InvalidOptions, Rng, State, Variant, load_data
 
 from . import catalogue, collecting, library, victory
+from .determinise import determinise as _determinise
 from .cards import CARDS, LONGEST_STREAK, OF_CARDS, OF_GEMS, OF_STONES, conditions_hold, shows_stones, works
 from .casts import (
     BUNGLE, EFFECT, KNOCK, LEANER, NUMBER, PENDING, PLACE, SPELL, SWAP, SYMBOL, UNCAST, read_cast, winner_of,
@@ -850,6 +851,10 @@ class CastingStones(Game):
             "bonus_actions": [_action_view(a) for a in last.get("bonus", ())],
             "summary": _summary(last),
         }
+
+    def determinise(self, view: dict[str, Any], seat: int, rng: Rng) -> State:
+        """A state consistent with ``seat``'s view, hidden parts sampled (see :mod:`.determinise`)."""
+        return _determinise(self, view, seat, rng)
 
     # -- helpers ----------------------------------------------------------------------------
 

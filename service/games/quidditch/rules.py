@@ -72,6 +72,7 @@ from .cards import (
     PITCH_KIND, PLAYER, POINTS, QUAFFLE, REFEREE, SEEKER, SNITCH, SPELL, TEAM_CARDS, TEAM_INDEX, TEAMS, VALUE,
     WINGARDIUM, GOAL, card_view, pitch_view, team_deck,
 )
+from .determinise import determinise as _determinise
 
 SEATS = (0, 1)
 
@@ -249,6 +250,10 @@ class Quidditch(Game):
                 "reason": state["result"]["reason"],
             },
         }
+
+    def determinise(self, view: dict, seat: int, rng: Rng) -> dict:
+        """A state consistent with ``seat``'s view, hidden cards sampled (see :mod:`.determinise`)."""
+        return _determinise(self, view, seat, rng)
 
 
 # -- driving the match ---------------------------------------------------------

@@ -14,7 +14,7 @@ from typing import Any
 from service.engine import Rng, State
 
 from . import deck
-from .table import POST_INDEX, POSTS, play_order, team_of
+from .table import POST_INDEX, play_order, team_of
 from .tricks import resolve
 
 

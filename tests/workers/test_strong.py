@@ -1,0 +1,235 @@
+"""The ``strong`` level (ISMCTS with determinisation) and the games' ``determinise`` hooks, apart from Redis.
+
+Small budgets keep this file fast; ``tests/benchmarks/bench_bots.py`` measures the real strength.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from service.engine import Game, Rng, clone
+from service.games import all_games
+from service.games.casting_stones.catalogue import STONES
+from workers import bots
+from workers.bots import BotInput, strong
+
+GAMES = all_games()
+#: A tiny budget, clock off: the move depends only on the seed.
+SMALL = strong.Budget(iterations=24, time_ms=0, rollout_depth=12)
+
+
+def _setups(game: Game):
+    """One (variant, seats) per variant and seat count."""
+    for variant in game.variant_ids():
+        for seats in range(game.min_seats, game.max_seats + 1):
+            yield variant, seats
+
+
+def _random_states(game: Game, variant: str, seats: int, seed: int, every: int):
+    """Every ``every``-th state of a seeded random playout, to the end."""
+    state = game.setup(game.check_options(variant, {}, seats), seats, seed)
+    rng = random.Random(seed)
+    step = 0
+    while game.result(state) is None:
+        if step % every == 0:
+            yield state
+        seat = rng.choice(sorted(game.to_act(state)))
+        state, _ = game.apply(state, seat, rng.choice(game.legal_actions(state, seat)))
+        step += 1
+    yield state
+
+
+def _play_out(game: Game, state, seed: int) -> dict:
+    rng = random.Random(seed)
+    for _ in range(20000):
+        if game.result(state) is not None:
+            return game.result(state)
+        seat = rng.choice(sorted(game.to_act(state)))
+        state, _ = game.apply(state, seat, rng.choice(game.legal_actions(state, seat)))
+    raise AssertionError("the determinised match did not end")
+
+
+def test_determinise_is_optional_in_the_contract():
+    with pytest.raises(NotImplementedError):
+        Game().determinise({}, 0, Rng(1))
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_determinise_shows_the_seat_exactly_its_view_and_plays_on(game_id):
+    """For random playouts: determinise(view(state, s), s) shows s exactly view(state, s), waits on the same
+    seats, offers s the same actions, and the engine can play it to the end."""
+    game = GAMES[game_id]
+    checked = played = 0
+    worlds = [(variant, seats, seed) for variant, seats in _setups(game) for seed in (7, 8)]
+    for variant, seats, seed in worlds:
+        for k, state in enumerate(_random_states(game, variant, seats, seed=seed, every=9)):
+            for seat in range(seats):
+                view = game.view(state, seat)
+                sample = game.determinise(view, seat, Rng(1000 * k + seat))
+                assert game.view(sample, seat) == view, (variant, seats, k, seat)
+                assert game.to_act(sample) == game.to_act(state)
+                assert game.result(sample) == game.result(state)
+                if seat in game.to_act(state) and view.get("phase") != "bring":
+                    # (Advanced Casting Stones set-up offers collections from pack seeds the view never shows.)
+                    assert game.legal_actions(sample, seat) == game.legal_actions(state, seat)
+                checked += 1
+            if k % 6 == 0:
+                assert _play_out(game, game.determinise(game.view(state, 0), 0, Rng(k)), k) is not None
+                played += 1
+    assert checked > 40 and played > 3
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_determinise_samples_the_hidden_parts(game_id):
+    """Two samples from one view differ somewhere (hidden cards or at least the fresh RNG state)."""
+    game = GAMES[game_id]
+    state = list(_random_states(game, game.variant_ids()[0], game.min_seats, seed=3, every=5))[2]
+    view = game.view(state, 0)
+    assert game.determinise(view, 0, Rng(1)) != game.determinise(view, 0, Rng(2))
+
+
+def _bot_positions(game: Game, seed: int, count: int):
+    """Up to ``count`` (state, seat) pairs where a seat has a real choice, from a random playout."""
+    found = []
+    for state in _random_states(game, game.variant_ids()[0], game.min_seats, seed, every=3):
+        for seat in sorted(game.to_act(state)):
+            if len(game.legal_actions(state, seat)) > 1:
+                found.append((state, seat))
+                break
+        if len(found) == count:
+            break
+    return found
+
+
+def _input(game: Game, state, seat: int) -> BotInput:
+    return BotInput(game.id, seat, game.view(state, seat), game.legal_actions(state, seat))
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_strong_returns_a_legal_action_and_is_seeded(game_id):
+    game = GAMES[game_id]
+    for state, seat in _bot_positions(game, seed=5, count=4):
+        bot_input = _input(game, state, seat)
+        first = strong.choose(bot_input, random.Random(11), SMALL)
+        assert first in bot_input.legal_actions
+        assert strong.choose(bot_input, random.Random(11), SMALL) == first
+
+
+def test_strong_is_registered_for_the_workers():
+    game = GAMES["casting-stones"]
+    state, seat = _bot_positions(game, seed=1, count=1)[0]
+    bot_input = _input(game, state, seat)
+    assert "strong" in bots.LEVELS
+    assert bots.choose("strong", bot_input, random.Random(0)) in bot_input.legal_actions
+
+
+# -- the key property: hidden cards cannot change the decision ------------------------------------------
+
+
+def _same_view_other_hidden(game: Game, state, seat: int):
+    """A second state with the same view for ``seat`` but other hidden cards, swapped by hand."""
+    other = clone(state)
+    if game.id == "spells-and-potions":
+        # swap one card between two hands ``seat`` cannot see
+        posts = state["posts"]
+        hidden = [p for p in range(4) if posts[p] is not None and posts[p] != seat and state["hands"][p]]
+        a, b = hidden[0], hidden[1]
+        hand_a, hand_b = other["hands"][a], other["hands"][b]
+        card_a, card_b = hand_a[0], hand_b[-1]
+        hand_a[0], hand_b[-1] = card_b, card_a
+        other["hands"][a], other["hands"][b] = sorted(hand_a), sorted(hand_b)
+    elif game.id == "quidditch":
+        # swap a card of the opponent's hand with one of the opponent's deck
+        opp = 1 - seat
+        hand, deck = other["hands"][opp], other["decks"][opp]
+        i = next(i for i, c in enumerate(deck) if c not in hand)
+        hand[0], deck[i] = deck[i], hand[0]
+    else:
+        # Casting Stones hides the dice (the RNG), and in the Advanced Game the other player's private Vault
+        other["rng"] = (state["rng"] * 6364136223846793005 + 1442695040888963407) % (1 << 64)
+        if state["v"] == "advanced":
+            opp = 1 - seat
+            vault = other["vault"][opp]
+            spare = next(s for s in sorted(STONES) if s not in vault and s not in other["hands"][opp])
+            vault[0] = spare
+    return other
+
+
+def _swap_positions(game: Game):
+    if game.id == "spells-and-potions":
+        setups = [("practice-3", 4), ("ritual", 3)]
+    elif game.id == "casting-stones":
+        setups = [("basic", 2), ("advanced", 2)]
+    else:
+        setups = [("standard", 2)]
+    for variant, seats in setups:
+        n = 0
+        for state in _random_states(game, variant, seats, seed=2, every=7):
+            if game.result(state) is not None or (game.id == "casting-stones" and state["ph"] == "bring"):
+                continue
+            for seat in sorted(game.to_act(state)):
+                hidden_hands = 2
+                if game.id == "spells-and-potions":
+                    posts, hands = state["posts"], state["hands"]
+                    hidden_hands = sum(1 for p, w in enumerate(posts) if w not in (None, seat) and hands[p])
+                if hidden_hands < 2:
+                    continue  # nothing hidden to swap between two hands
+                if len(game.legal_actions(state, seat)) > 1:
+                    yield state, seat
+                    n += 1
+                    break
+            if n == 3:
+                break
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_strong_decision_ignores_the_hidden_cards(game_id):
+    """Two states that show the bot's seat the same view but hold different hidden cards get the same move
+    (same seed). True by construction -- the bot only reads the view -- and this proves it: the swapped
+    states really differ, other seats see the difference, and the bot does not."""
+    game = GAMES[game_id]
+    tried = 0
+    for state, seat in _swap_positions(game):
+        swapped = _same_view_other_hidden(game, state, seat)
+        assert swapped != state
+        assert game.view(swapped, seat) == game.view(state, seat)
+        assert game.legal_actions(swapped, seat) == game.legal_actions(state, seat)
+        # a second, sampled world: the bot's own determinisation of its view
+        sampled = game.determinise(game.view(state, seat), seat, Rng(tried + 99))
+        assert game.view(sampled, seat) == game.view(state, seat)
+        choices = [strong.choose(_input(game, world, seat), random.Random(tried), SMALL)
+                   for world in (state, swapped, sampled)]
+        assert choices[0] == choices[1] == choices[2], choices
+        tried += 1
+    assert tried >= 3
+    if game_id != "casting-stones":
+        # someone else sees the hidden cards that were swapped
+        state, seat = next(iter(_swap_positions(game)))
+        swapped = _same_view_other_hidden(game, state, seat)
+        assert any(game.view(swapped, s) != game.view(state, s) for s in range(state.get("seats", 2)) if s != seat)
+
+
+def test_strong_beats_random_at_casting_stones():
+    """Ten seeded matches, seats alternated, engine only: robust claim only (it wins at least as many)."""
+    game = GAMES["casting-stones"]
+    budget = strong.Budget(iterations=25, time_ms=0, rollout_depth=20)
+    wins = losses = 0
+    for seed in range(10):
+        levels = ["strong", "random"] if seed % 2 == 0 else ["random", "strong"]
+        state = game.setup(game.check_options(None, {}, 2), 2, seed)
+        rng = random.Random(seed)
+        while game.result(state) is None:
+            seat = rng.choice(sorted(game.to_act(state)))
+            bot_input = _input(game, state, seat)
+            if levels[seat] == "strong":
+                action = strong.choose(bot_input, rng, budget)
+            else:
+                action = bots.choose("random", bot_input, rng)
+            state, _ = game.apply(state, seat, action)
+        winners = game.result(state)["winners"]
+        if len(winners) == 1:
+            wins += levels[winners[0]] == "strong"
+            losses += levels[winners[0]] == "random"
+    assert wins >= losses and wins >= 5, (wins, losses)

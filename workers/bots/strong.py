@@ -1,0 +1,253 @@
+"""The ``strong`` level: information-set Monte Carlo tree search with determinisation.
+
+Single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012). The bot knows
+only its :class:`~workers.bots.BotInput`: its seat's view and legal actions.
+Each iteration
+
+1. **determinises**: ``game.determinise(view, seat, rng)`` builds a full state
+   that shows this seat exactly ``view``, every card the seat cannot see drawn
+   at random from those it could be (and a fresh RNG state, so dice and shuffles
+   are sampled too);
+2. **selects** down the one tree (nodes are the bot's information sets; edges
+   are ``(seat, action)``) with UCB1 over the actions available in *this*
+   determinisation, counting each available edge's availability; at the root a
+   progressive bias from the greedy level's ranking of the legal actions
+   (fading with visits, :data:`PRIOR`) steers the first visits;
+3. **expands** one untried action, then
+4. **rolls out** uniformly at random to the end of the match, or to a depth cap
+   where a public-score heuristic (:func:`evaluate`) stands in for the result;
+5. **backs up** each seat's reward (a share of the win, or the heuristic) to
+   the edges that seat chose.
+
+The move played is the root edge visited most. At the root the bot searches
+only over ``bot_input.legal_actions`` (what the service offered it); a
+determinisation is only ever built from the view, so the real state, the
+store and the other seats' cards are out of reach: given the same view, legal
+actions and seed it plays the same move, whatever the hidden cards are
+(``tests/workers/test_strong.py`` swaps them to check).
+
+The game's rules object is used, but only on the states this module builds
+itself (``legal_actions`` and ``play`` on a determinisation, never the real
+state); that is why this is the one bot module allowed to import the game
+registry (``tests/workers/test_bots.py``).
+
+Budget (:class:`Budget`): ``iterations`` (default 300) and ``time_ms``
+(default 700; 0 means no clock, and then the move depends only on the seed),
+whichever ends first, and ``rollout_depth`` (default 40 plies). Defaults can
+be set with the environment variables ``GRIMOIRE_STRONG_ITERATIONS``,
+``GRIMOIRE_STRONG_TIME_MS`` and ``GRIMOIRE_STRONG_ROLLOUT_DEPTH``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from service.engine import Rng, clone
+
+from . import greedy
+from .greedy import _turret_score
+
+Action = dict[str, Any]
+View = dict[str, Any]
+
+#: UCB1 exploration constant (rewards are in [0, 1]).
+EXPLORATION = 0.7
+#: Weight of the greedy level's ranking of the root actions (progressive bias, fading as 1 / (1 + visits)),
+#: per game. Casting Stones' greedy level reads casts with exact probabilities, which a few hundred random
+#: rollouts (that lump every dice outcome into one tree node) measured worse than: there the ranking
+#: dominates and the search mostly breaks its ties (engine trials, 4 matches each: 0-4 against greedy at
+#: weight 1 or 3, 2-2 at 30); elsewhere the search leads.
+PRIOR = {"casting-stones": 30.0}
+DEFAULT_PRIOR = 3.0
+
+
+@dataclass(frozen=True)
+class Budget:
+    iterations: int = 300
+    time_ms: int = 700
+    rollout_depth: int = 40
+
+    @classmethod
+    def from_env(cls) -> "Budget":
+        env = os.environ
+        return cls(iterations=int(env.get("GRIMOIRE_STRONG_ITERATIONS", cls.iterations)),
+                   time_ms=int(env.get("GRIMOIRE_STRONG_TIME_MS", cls.time_ms)),
+                   rollout_depth=int(env.get("GRIMOIRE_STRONG_ROLLOUT_DEPTH", cls.rollout_depth)))
+
+
+def _games():
+    from service.games import all_games  # the rules, used on determinisations only (see the docstring)
+
+    return all_games()
+
+
+_GAMES: dict[str, Any] = {}
+
+
+def _game(game_id: str):
+    if not _GAMES:
+        _GAMES.update(_games())
+    return _GAMES[game_id]
+
+
+class _Node:
+    __slots__ = ("children", "visits", "reward", "available")
+
+    def __init__(self) -> None:
+        self.children: dict[str, _Node] = {}
+        self.visits = 0
+        self.reward = 0.0
+        self.available = 0
+
+
+def _key(seat: int, action: Action) -> str:
+    return f"{seat}:{json.dumps(action, sort_keys=True, separators=(',', ':'))}"
+
+
+def choose(bot_input, rng, budget: Budget | None = None) -> Action:
+    """The most visited root action after the search; one of ``bot_input.legal_actions`` verbatim."""
+    legal = bot_input.legal_actions
+    if len(legal) == 1:
+        return legal[0]
+    budget = budget or Budget.from_env()
+    game = _game(bot_input.game)
+    view, seat = bot_input.view, bot_input.seat
+    root_keys = [_key(seat, a) for a in legal]
+    root = _Node()
+    prior = _prior(bot_input)
+    deadline = time.perf_counter() + budget.time_ms / 1000 if budget.time_ms else None
+    for _ in range(max(1, budget.iterations)):
+        _iterate(game, view, seat, legal, root_keys, root, rng, budget.rollout_depth, prior)
+        if deadline is not None and time.perf_counter() >= deadline:
+            break
+    best = max(range(len(legal)), key=lambda i: (root.children[root_keys[i]].visits
+                                                 if root_keys[i] in root.children else -1,
+                                                 root.children[root_keys[i]].reward
+                                                 if root_keys[i] in root.children else 0.0))
+    return legal[best]
+
+
+def _prior(bot_input) -> list[float]:
+    """The greedy level's scores of the root actions, scaled to [0, 1] (all 0 for a game it does not know)."""
+    scorer = greedy.SCORERS.get(bot_input.game)
+    if scorer is None:
+        return [0.0] * len(bot_input.legal_actions)
+    scores = [scorer(bot_input.view, bot_input.seat, a) for a in bot_input.legal_actions]
+    low, high = min(scores), max(scores)
+    if high - low < 1e-9:
+        return [0.0] * len(scores)
+    weight = PRIOR.get(bot_input.game, DEFAULT_PRIOR)
+    return [weight * (x - low) / (high - low) for x in scores]
+
+
+def _iterate(game, view: View, seat: int, legal: list[Action], root_keys: list[str], root: _Node, rng,
+             depth: int, prior: list[float]) -> None:
+    state = game.determinise(view, seat, Rng(rng.getrandbits(64)))
+    node = root
+    path: list[tuple[_Node, int]] = []  # (edge node, the seat that chose it)
+    first = True
+    bias = None
+    # Selection and expansion.
+    while game.result(state) is None:
+        if first:
+            actor, actions, keys = seat, legal, root_keys
+            first, bias = False, prior
+        else:
+            waiting = sorted(game.to_act(state))
+            actor = waiting[0] if len(waiting) == 1 else waiting[rng.randrange(len(waiting))]
+            actions = game.legal_actions(state, actor)
+            keys = [_key(actor, a) for a in actions]
+        untried = [i for i, k in enumerate(keys) if k not in node.children]
+        for k in keys:
+            child = node.children.get(k)
+            if child is not None:
+                child.available += 1
+        if untried:
+            if bias is not None:  # at the root, the greedy level's favourites first
+                top = max(bias[i] for i in untried)
+                untried = [i for i in untried if bias[i] >= top - 1e-9]
+            i = untried[rng.randrange(len(untried))]
+            child = node.children[keys[i]] = _Node()
+            child.available = 1
+            game.play(state, actor, clone(actions[i]))
+            path.append((child, actor))
+            break
+        log_of = math.log
+        best_i, best_u = 0, -1.0
+        for i, k in enumerate(keys):
+            child = node.children[k]
+            u = child.reward / child.visits + EXPLORATION * math.sqrt(log_of(child.available) / child.visits)
+            if bias is not None:
+                u += bias[i] / (1 + child.visits)
+            if u > best_u:
+                best_i, best_u = i, u
+        bias = None
+        node = node.children[keys[best_i]]
+        game.play(state, actor, clone(actions[best_i]))
+        path.append((node, actor))
+    # Rollout.
+    for _ in range(depth):
+        if game.result(state) is not None:
+            break
+        waiting = sorted(game.to_act(state))
+        actor = waiting[0] if len(waiting) == 1 else waiting[rng.randrange(len(waiting))]
+        actions = game.legal_actions(state, actor)
+        game.play(state, actor, actions[rng.randrange(len(actions))])
+    rewards = _rewards(game, state)
+    # Backpropagation: each edge earns the reward of the seat that chose it.
+    for child, actor in path:
+        child.visits += 1
+        child.reward += rewards[actor] if actor < len(rewards) else 0.0
+
+
+def _rewards(game, state) -> list[float]:
+    """Each seat's reward in [0, 1]: its share of the win, or :func:`evaluate` when the match goes on."""
+    result = game.result(state)
+    view = game.view(state, None)
+    if result is not None:
+        winners = result["winners"]
+        seats = len(result["scores"]) if result.get("scores") else max([1, *[w + 1 for w in winners]])
+        seats = max(seats, 2)
+        if not winners:
+            return [0.5] * seats
+        return [1.0 / len(winners) if s in winners else 0.0 for s in range(seats)]
+    return evaluate(game.id, view)
+
+
+def _squash(diff: float, scale: float) -> float:
+    return 0.5 + 0.5 * math.tanh(diff / scale)
+
+
+def evaluate(game_id: str, view: View) -> list[float]:
+    """A heuristic reward per seat, from public facts only (a spectator's view of a determinisation)."""
+    if game_id == "casting-stones":
+        owners = [t["seat"] for t in view["turrets"]]
+        # the greedy level's turret score: runs of adjacent turrets, mine against theirs
+        scores = [_turret_score(owners, s) for s in (0, 1)]
+        return [_squash(scores[s] - scores[1 - s], 20.0) for s in (0, 1)]
+    if game_id == "quidditch":
+        points = [p["score"] for p in view["players"]]
+        return [_squash(points[s] - points[1 - s], 40.0) for s in (0, 1)]
+    if game_id == "spells-and-potions":
+        scores = list(view["scores"])
+        team_points = view["team_points"]
+        totals = []
+        for s in range(len(scores)):
+            team = next((p["team"] for p in view["table"] if p["wizard"] == s), None)
+            totals.append(scores[s] + (team_points[team] if team is not None else 0))
+        out = []
+        for s in range(len(totals)):
+            others = [t for o, t in enumerate(totals) if o != s and not _partners(view, s, o)]
+            out.append(_squash(totals[s] - (max(others) if others else 0), 40.0))
+        return out
+    return [0.5, 0.5]
+
+
+def _partners(view: View, a: int, b: int) -> bool:
+    teams = {p["wizard"]: p["team"] for p in view["table"] if p["wizard"] is not None}
+    return a in teams and b in teams and teams[a] == teams[b]
