@@ -37,6 +37,7 @@ from rq import Queue
 from rq.exceptions import DuplicateJobError, NoSuchJobError
 from rq.job import Job, JobStatus
 
+from service.logs import job_meta
 from service.store import Match, MatchNotFinished, MatchNotFound, NoSuchSeat, ReplayNotFound
 
 log = logging.getLogger("grimoire.workers")
@@ -117,6 +118,7 @@ class Dispatcher:
         try:
             self.bots.enqueue_call("workers.jobs.play_bot", args=(match_id, version, seat),
                                    job_id=bot_job_id(self.prefix, match_id, version, seat, attempt), unique=True,
+                                   meta=job_meta(),  # the request that led to this move names it in the logs
                                    result_ttl=JOB_MEMORY, failure_ttl=JOB_MEMORY, ttl=JOB_MEMORY,
                                    description=f"bot move: match {match_id} v{version} seat {seat}")
         except DuplicateJobError:

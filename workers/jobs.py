@@ -26,6 +26,7 @@ import random
 import time
 from typing import Any
 
+from service.metrics import time_bot_move
 from service.store import MatchNotFound, VersionConflict
 
 from . import bots
@@ -61,7 +62,8 @@ async def _play_bot(match_id: str, version: int, seat: int) -> dict[str, Any]:
                                   legal_actions=match.legal_actions(seat))
         salt = match.seats[seat].token_hash or ""
         try:
-            action = bots.choose(level, bot_input, _rng(match_id, version, seat, salt))
+            with time_bot_move(match.game.id):
+                action = bots.choose(level, bot_input, _rng(match_id, version, seat, salt))
         except Exception:  # a bug in a heuristic must not stall the match: play as the random level
             log.exception("bot level %s failed in match %s at v%d; playing a random move", level, match_id, version)
             level = "random"

@@ -24,6 +24,7 @@ from rq import SimpleWorker
 
 from service.engine import Game
 from service.settings import Settings
+from service.logs import RequestIdJob
 from service.store import MatchStore
 from service.store.connect import open_store
 
@@ -109,7 +110,8 @@ def run_worker(settings: Settings | None = None, *, burst: bool = False, name: s
     rt = configure(settings)
     connection = rt.queue_connection()
     names = queue_names(rt.settings.key_prefix)
-    worker = SimpleWorker([names["bots"], names["timers"], names["replays"]], connection=connection, name=name)
+    worker = SimpleWorker([names["bots"], names["timers"], names["replays"]], connection=connection, name=name,
+                          job_class=RequestIdJob)
     stop = threading.Event()
     watchdog = threading.Thread(target=_watchdog, args=(rt, stop), name="grimoire-watchdog", daemon=True)
     watchdog.start()

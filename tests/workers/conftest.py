@@ -18,6 +18,8 @@ from rq.scheduler import RQScheduler
 from workers import runtime
 from workers.dispatch import _safe, queue_names
 
+from service.logs import RequestIdJob  # noqa: E402  (as `grimoire worker` runs jobs)
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -44,7 +46,7 @@ def drain(worker_runtime, rq_connection, key_prefix):
         runtime.configure(worker_runtime.settings, worker_runtime.games)
         names = queue_names(key_prefix)
         worker = SimpleWorker([names["bots"], names["timers"], names["replays"]], connection=rq_connection,
-                              name=f"{_safe(key_prefix)}-burst-{time.monotonic_ns()}")
+                              name=f"{_safe(key_prefix)}-burst-{time.monotonic_ns()}", job_class=RequestIdJob)
         if scheduler:
             # what a worker's scheduler does every second: move the due turn timers to their queue
             # (called directly: a worker killed by another test may hold the scheduler lock for a minute)
