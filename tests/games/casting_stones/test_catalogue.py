@@ -11,7 +11,7 @@ from service.games.casting_stones.catalogue import (
     set_stones,
 )
 
-SEEDS = Path("/work/shared/seeds")
+SEEDS = Path(__file__).resolve().parents[3].parent / "shared" / "seeds"  # CI clones the repo beside shared/
 BY_NAME = {s.name: s for s in STONES.values()}
 
 
