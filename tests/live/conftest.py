@@ -1,23 +1,17 @@
 """Two real service processes on one Redis, as behind a load balancer."""
 
 import os
-import socket
 import subprocess
 import sys
 import time
 
 import httpx
 import pytest
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from service.store.embedded import free_port
 
 
 def start_service(redis_url: str, key_prefix: str, **env) -> tuple[subprocess.Popen, str]:
-    port = _free_port()
+    port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "--factory", "service.app:create_app", "--host", "127.0.0.1",
          "--port", str(port), "--log-level", "warning"],

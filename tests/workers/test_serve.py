@@ -4,24 +4,18 @@ and a match of bots plays itself to the end."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
 
 import httpx
 
+from service.store.embedded import free_port
 from tests.workers.conftest import ROOT
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_serve_without_redis_runs_a_worker(tmp_path):
-    port = _free_port()
+    port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "QUEUE_REDIS_URL")}
     env.update(GRIMOIRE_DATA_DIR=str(tmp_path), GRIMOIRE_PORT=str(port), PYTHONPATH=str(ROOT))
     server = subprocess.Popen([sys.executable, "-m", "service.cli", "serve"], env=env, cwd=ROOT,
