@@ -174,12 +174,12 @@ def test_live_updates_reach_followers_on_the_cluster(cluster, redis_url, key_pre
     import httpx
     import uvicorn
 
-    from tests.live.conftest import _free_port
+    from service.store.embedded import free_port
 
     settings = Settings(redis_url=cluster.url, redis_cluster=True, queue_redis_url=redis_url, key_prefix=key_prefix,
                         log_compact_every=4, log_keep_recent=2, embedded_worker=False, stream_keepalive=30,
                         rate_limit_per_token=0, rate_limit_per_address=0)
-    port = _free_port()
+    port = free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(settings, games=games), host="127.0.0.1", port=port,
                                            log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, daemon=True)

@@ -19,11 +19,11 @@ import time
 
 import httpx
 
-from tests.live.conftest import _free_port
+from service.store.embedded import free_port
 
 
 def test_sigterm_finishes_requests_in_flight_and_ends_streams(redis_url, key_prefix, tmp_path):
-    port = _free_port()
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
     stderr = open(tmp_path / "serve.log", "w+")
     process = subprocess.Popen(
