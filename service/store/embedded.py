@@ -35,6 +35,17 @@ def _die_with_parent() -> None:
         pass  # not Linux: atexit and stop() still cover a normal exit
 
 
+def stop_process(process: subprocess.Popen, timeout: float = 10.0) -> None:
+    """SIGTERM a child process, and SIGKILL it if it has not exited within ``timeout`` seconds."""
+    if process.poll() is None:
+        process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=timeout)
+
+
 class EmbeddedRedis:
     """A redis-server child process; ``url`` is where it listens."""
 
@@ -74,9 +85,4 @@ class EmbeddedRedis:
                 client.close()
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
+        stop_process(self.process)

