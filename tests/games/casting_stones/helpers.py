@@ -2,7 +2,7 @@
 
 from service.engine import clone
 from service.games.casting_stones import GAME
-from service.games.casting_stones.rules import KEPT, TIP, UNDECIDED
+from service.games.casting_stones.rules import KEPT, TIP, UNDECIDED, holds_run
 
 #: A fixed draft of the starter set: seat 0 Gryffindor, seat 1 Slytherin.
 HAND_0 = ["harry-potter", "shield-gryffindor", "quills", "holly", "bat-spleen"]
@@ -108,3 +108,19 @@ def advanced(first=None, second=None, **options):
     state, _ = GAME.apply(state, 0, first or bring(DRACO_STONES, DRACO_HAND))
     state, _ = GAME.apply(state, 1, second or bring(HARRY_STONES, HARRY_HAND))
     return state
+
+
+def assert_winner_casts_first(before, after):
+    """Manual B, step 5: "Whoever won the turn casts first on the following turn" (a tie keeps the order)."""
+    if after["turn"] == before["turn"] + 1 and before["turn"] >= 1:
+        won = after["last"]["winner"]
+        assert after["first"] == (before["first"] if won is None else won)
+
+
+def assert_match_ended(result, final, max_turns, seed):
+    """A played-out match ends by four adjacent turrets (manual "Endgame") or at the documented turn cap."""
+    assert result is not None, f"seed {seed}: the match did not end"
+    if result["winners"]:
+        assert result["reason"] == "four_turrets" and holds_run(final["gems"], result["winners"][0])
+    else:
+        assert result["reason"] == "turn_limit" and final["turn"] == max_turns

@@ -8,6 +8,7 @@ import jsonschema
 from service.games.casting_stones import GAME
 from service.games.casting_stones.catalogue import GEMS_PER_PLAYER, TURRETS, set_stones
 from service.games.casting_stones.rules import holds_run
+from tests.games.casting_stones.helpers import assert_match_ended, assert_winner_casts_first
 from tests.games.contract import PROPERTY_GAMES, check_contract, random_playout
 
 STARTER = Counter(set_stones("starter"))
@@ -73,16 +74,11 @@ def test_property_random_matches_keep_the_invariants_and_end():
             before, after = step.state_before, step.state_after
             _check_invariants(after, options)
             assert all("audience" not in event for event in step.events), "everything on the table is public"
-            if after["turn"] == before["turn"] + 1 and before["turn"] >= 1:
-                won = after["last"]["winner"]
-                assert after["first"] == (before["first"] if won is None else won)
+            assert_winner_casts_first(before, after)
         result = GAME.result(playout.final)
-        assert result is not None, f"seed {seed}: the match did not end"
         final = playout.final
-        if result["winners"]:
-            assert result["reason"] == "four_turrets" and holds_run(final["gems"], result["winners"][0])
-        else:
-            assert result["reason"] == "turn_limit" and final["turn"] == options["max_turns"]
+        assert_match_ended(result, final, options["max_turns"], seed)
+        if not result["winners"]:
             assert not holds_run(final["gems"], 0) and not holds_run(final["gems"], 1)
         VIEW.validate(GAME.view(final, seed % 2))
         for seat in (None, 0, 1):

@@ -9,7 +9,7 @@ from service.engine import events_for
 from service.games.casting_stones import GAME
 from service.games.casting_stones.cards import CARDS
 from service.games.casting_stones.catalogue import GEMS_PER_PLAYER, TURRETS, VARIANTS, set_stones
-from service.games.casting_stones.rules import holds_run
+from tests.games.casting_stones.helpers import assert_match_ended, assert_winner_casts_first
 from tests.games.contract import PROPERTY_GAMES, check_contract, random_playout
 
 STARTER = Counter(set_stones("starter"))
@@ -88,17 +88,11 @@ def test_property_random_matches_keep_the_invariants_and_end(variant):
             _check_invariants(after, variant, brought)
             for seat in (0, 1):
                 assert set(before["down"][seat]) <= set(after["down"][seat]), "a face-down card stays face-down"
-            if after["turn"] == before["turn"] + 1 and before["turn"] >= 1:
-                won = after["last"]["winner"]
-                assert after["first"] == (before["first"] if won is None else won)
+            assert_winner_casts_first(before, after)
             used.update(e["card"] for e in step.events if e["type"] == "card_used")
         result = GAME.result(playout.final)
-        assert result is not None, f"seed {seed}: the match did not end"
         final = playout.final
-        if result["winners"]:
-            assert result["reason"] == "four_turrets" and holds_run(final["gems"], result["winners"][0])
-        else:
-            assert result["reason"] == "turn_limit" and final["turn"] == playout.options["max_turns"]
+        assert_match_ended(result, final, playout.options["max_turns"], seed)
         endings[result["reason"]] += 1
     assert endings["four_turrets"] > endings["turn_limit"]
     if GAMES_PER_VARIANT >= 50:      # random play does set the cards off
