@@ -1,0 +1,73 @@
+"""What every board of the Sorcerer's Stone game provides to the match around it.
+
+Each challenge is one module in this package (:mod:`.hagrid`, :mod:`.sprout`,
+:mod:`.flitwick`, :mod:`.mcgonagall`, :mod:`.quirrell`, :mod:`.snape`,
+:mod:`.mirror`) holding one board's rules as plain functions over that board's
+part of the State, a JSON dict the functions change in place. The match
+(:mod:`.game`) owns the regular turn order, who is on which board, waiting
+turns and the hand-over from one board to the next; a board never looks at
+another board.
+
+The functions of a board module
+-------------------------------
+``NAME``
+    The board's key: ``"hagrid"``, ``"sprout"``, ... (also the prefix of its
+    action types, e.g. ``hagrid_move``, and of its schema titles).
+``SCHEMA``
+    ``{"actions": {type: schema}, "view": schema}``, loaded from the board's
+    ``<name>.schema.json``, in the subset service/engine/game.py describes.
+``new_board(rng, seats, mode, options) -> board``
+    The board before anyone arrives: tokens laid face down, decks shuffled.
+    ``mode`` is ``"chain"`` (the games in order) or ``"individual"`` (this
+    challenge alone: "Rules for playing the games individually").
+``arrive(board, seat, rng, player) -> list[Event]``
+    ``seat`` reaches this board. Individually, every seat arrives at set-up in
+    seat order (seat 0 is "the youngest player"). ``player`` is the match's
+    record of that seat (read only): what earlier boards said of it, such as
+    its Fire token (``player["facts"]["fire"]``).
+``turn_owner(board) -> int | None``
+    A seat this board needs to act *now*, outside the regular turn order (a
+    follow-up decision, Flitwick's opening reveals by Fire token), else None.
+``can_play(board, seat) -> bool``
+    Whether ``seat`` has anything to do here on its regular turn; False
+    passes its turn (Snape's Challenge before everyone has arrived).
+``begin_turn(board, seat, rng) -> list[Event]``
+    Called when ``seat``'s regular turn on this board starts (Hagrid: pick a
+    card). Not called for ``turn_owner`` decisions.
+``legal_actions(board, seat) -> list[Action]``
+    Never empty while the match gives ``seat`` the turn on this board.
+``play(board, seat, action, rng) -> Outcome``
+    Carry out one legal action.
+``view(board, seat | None) -> dict``
+    What ``seat`` (None: a spectator) sees of this board.
+``determinise(board_view, seat, rng) -> board``
+    A board whose ``view(board, seat)`` equals ``board_view``, every part
+    hidden from ``seat`` sampled with ``rng`` (for the ``strong`` bots).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+Event = dict[str, Any]
+
+
+@dataclass
+class Outcome:
+    """What one action on a board means to the match around it."""
+
+    events: list[Event] = field(default_factory=list)
+    #: False: the same seat must decide again before its turn passes (a follow-up choice).
+    turn_over: bool = True
+    #: Seats that completed this board with this action, in finishing order (they move on).
+    finished: list[int] = field(default_factory=list)
+    #: Facts the next boards need, per seat: ``{seat: {"fire": 3}}``, ``{seat: {"captured": 2}}``.
+    facts: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: The regular turn goes next to this seat instead of the one on the left
+    #: (Flitwick: "the player with the highest-numbered Fire token goes first").
+    next_turn: int | None = None
+    #: Individually: the seat that won this challenge's own game.
+    winner: int | None = None
+    #: The board is over for everyone (every seat still here is done with it).
+    closed: bool = False
