@@ -26,11 +26,12 @@ from service.store import Match, MatchStore, StoreError
 from service.store.bots import add_bot as store_add_bot, create_match as store_create_match
 
 from . import live, problems
+from .cost import max_cost_rule
 from .game_types import GameTypes, pascal
 
 
 def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int = 2000,
-                 max_aliases: int = 15) -> strawberry.Schema:
+                 max_aliases: int = 15, max_cost: int = 20000) -> strawberry.Schema:
     types = {game_id: GameTypes(game) for game_id, game in games.items()}
 
     GameView = Annotated[
@@ -238,6 +239,11 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         seat: int
         match: MatchType
 
+    @strawberry.type(description="You gave up the seat: its token no longer works, and the seat is free to join.")
+    class SeatLeft:
+        seat: int
+        match: MatchType
+
     @strawberry.type(description="A default action the service played for a late seat (turn timer).")
     class AutoAction:
         seat: int
@@ -315,7 +321,8 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
     CreateMatchResult = union("CreateMatchResult", MatchCreated, P.UnknownGame, P.InvalidOptions, P.UnknownBotLevel,
                               P.NoSuchSeat, P.SeatTaken)
     AddBotResult = union("AddBotResult", BotAdded, P.UnknownBotLevel, P.MatchNotFound, P.SeatTaken, P.MatchFull,
-                         P.NoSuchSeat)
+                         P.NoSuchSeat, P.InvalidToken)
+    LeaveSeatResult = union("LeaveSeatResult", SeatLeft, P.MatchNotFound, P.TokenRequired, P.InvalidToken)
     StartReplayResult = union("StartReplayResult", ReplayJob, P.MatchNotFound, P.MatchNotFinished, P.NoSuchSeat)
     ReplayLookup = union("ReplayLookup", ReplayJob, P.ReplayNotFound)
     JoinMatchResult = union("JoinMatchResult", SeatJoined, P.MatchNotFound, P.SeatTaken, P.MatchFull, P.NoSuchSeat)
@@ -327,13 +334,20 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
     @strawberry.input(description="A seat given to a bot.")
     class BotSeatInput:
         seat: Optional[int] = strawberry.field(default=None, description="A seat number; the lowest free one if absent.")
-        level: str = strawberry.field(description="The bot level: random or greedy (see docs/bots.md).")
+        level: str = strawberry.field(description="The bot level: random, greedy or strong (see docs/bots.md).")
 
-    @strawberry.input
+    @strawberry.input(description="A bot for a free seat; or, sent with a seat token (Authorization), for the "
+                                  "token's own seat, handed over at any point of the match (the token is revoked).")
     class AddBotInput:
         match_id: strawberry.ID
-        level: str = strawberry.field(description="The bot level: random or greedy (see docs/bots.md).")
+        level: str = strawberry.field(description="The bot level: random, greedy or strong (see docs/bots.md).")
         seat: Optional[int] = strawberry.field(default=None, description="A seat number; the lowest free one if absent.")
+
+    @strawberry.input
+    class LeaveSeatInput:
+        match_id: strawberry.ID
+        seat: Optional[int] = strawberry.field(default=None, description="The seat you hold (checked against the "
+                                                                         "token); absent: the token's seat.")
 
     @strawberry.input
     class StartReplayInput:
@@ -473,10 +487,21 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         async def add_bot(self, info: Info, input: AddBotInput) -> AddBotResult:
             store: MatchStore = info.context["store"]
             try:
-                record, seat = await store_add_bot(store, input.match_id, input.seat, input.level)
+                record, seat = await store_add_bot(store, input.match_id, input.seat, input.level,
+                                                   info.context["token"])
             except StoreError as error:
                 return problems.problem_for(error)
             return BotAdded(seat=seat, match=MatchType(record=record, my_seat=None))
+
+        @strawberry.mutation(description="Give up your seat (the bearer token's): the token is revoked at once and "
+                                         "the seat is free to join again.")
+        async def leave_seat(self, info: Info, input: LeaveSeatInput) -> LeaveSeatResult:
+            store: MatchStore = info.context["store"]
+            try:
+                record, seat = await store.leave(input.match_id, info.context["token"], input.seat)
+            except StoreError as error:
+                return problems.problem_for(error)
+            return SeatLeft(seat=seat, match=MatchType(record=record, my_seat=None))
 
         @strawberry.mutation(description="Start the replay of a finished match; poll `replay(id)` for it.")
         async def start_replay(self, info: Info, input: StartReplayInput) -> StartReplayResult:
@@ -532,6 +557,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
     limits = [
         *QueryDepthLimiter(max_depth=max_depth).validation_rules,
         *MaxAliasesLimiter(max_alias_count=max_aliases).validation_rules,
+        max_cost_rule(max_cost),
     ]
     return strawberry.Schema(
         query=Query,

@@ -167,7 +167,7 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
     settings = settings or Settings.from_env()
     games = all_games() if games is None else games
     schema = build_schema(games, max_depth=settings.graphql_max_depth, max_tokens=settings.graphql_max_tokens,
-                          max_aliases=settings.graphql_max_aliases)
+                          max_aliases=settings.graphql_max_aliases, max_cost=settings.graphql_max_cost)
     graphql = GraphQLApp(schema, max_subscriptions_per_connection=settings.max_subscriptions_per_connection)
 
     @contextlib.asynccontextmanager

@@ -36,10 +36,12 @@ class Settings:
     idempotency_ttl: int = 24 * 3600
     #: Largest request body accepted, in bytes.
     max_body_bytes: int = 64 * 1024
-    #: GraphQL limits: query depth, tokens in a document, aliases in a document.
+    #: GraphQL limits: query depth, tokens in a document, aliases in a document,
+    #: and cost (fields resolved, lists counted at their limit or 10: schema/cost.py).
     graphql_max_depth: int = 12
     graphql_max_tokens: int = 2000
     graphql_max_aliases: int = 15
+    graphql_max_cost: int = 20000
     #: Live streams: seconds between keep-alives, seconds a client may take to
     #: accept a message before it is dropped as a slow consumer, open streams per
     #: seat token (per process), subscriptions per GraphQL websocket.
@@ -94,6 +96,7 @@ class Settings:
             graphql_max_depth=_int("GRIMOIRE_GRAPHQL_MAX_DEPTH", cls.graphql_max_depth),
             graphql_max_tokens=_int("GRIMOIRE_GRAPHQL_MAX_TOKENS", cls.graphql_max_tokens),
             graphql_max_aliases=_int("GRIMOIRE_GRAPHQL_MAX_ALIASES", cls.graphql_max_aliases),
+            graphql_max_cost=_int("GRIMOIRE_GRAPHQL_MAX_COST", cls.graphql_max_cost),
             stream_keepalive=float(os.environ.get("GRIMOIRE_STREAM_KEEPALIVE", cls.stream_keepalive)),
             stream_send_timeout=float(os.environ.get("GRIMOIRE_STREAM_SEND_TIMEOUT", cls.stream_send_timeout)),
             max_streams_per_token=_int("GRIMOIRE_MAX_STREAMS_PER_TOKEN", cls.max_streams_per_token),

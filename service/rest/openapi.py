@@ -217,6 +217,9 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
         },
         "BotAdded": {"type": "object", "required": ["seat", "match"],
                      "properties": {"seat": {"type": "integer"}, "match": _ref("Match")}},
+        "SeatLeft": {"type": "object", "required": ["seat", "match"],
+                     "properties": {"seat": {"type": "integer", "description": "The seat given up, now free."},
+                                    "match": _ref("Match")}},
         "StartReplay": {
             "type": "object", "additionalProperties": False,
             "properties": {"seat": {"type": ["integer", "null"], "minimum": 0, "maximum": 15,
@@ -326,6 +329,16 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                                      "unsupported_media_type", *_COMMON),
             },
         }},
+        "/v1/matches/{match_id}/seats/{seat}": {"delete": {
+            "operationId": "leaveSeat",
+            "summary": "Give up your seat: its token is revoked at once and the seat is free to join again.",
+            "parameters": [_MATCH_ID, {"name": "seat", "in": "path", "required": True,
+                                       "schema": {"type": "integer", "minimum": 0, "maximum": 15}}],
+            "security": [{"seatToken": []}],
+            "responses": {"200": _json(_ref("SeatLeft"), "The seat is free; the match as a spectator sees it.",
+                                       _ETAG),
+                          **_problem_responses("token_required", "invalid_token", "match_not_found", *_COMMON)},
+        }},
         "/v1/matches/{match_id}/legal-actions": {"get": {
             "operationId": "legalActions", "summary": "Every action your seat may take now.",
             "parameters": [_MATCH_ID], "security": _AUTH,
@@ -382,12 +395,14 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
         "/v1/matches/{match_id}/bots": {"post": {
             "operationId": "addBot", "summary": "Give a free seat to a bot (docs/bots.md); it plays when the "
                                                 "match waits on it.",
-            "parameters": [_MATCH_ID],
+            "description": "With a seat token (Authorization), hand that seat to the bot instead, at any point "
+                           "of the match: the token is revoked in the same step.",
+            "parameters": [_MATCH_ID], "security": _AUTH,
             "requestBody": {"required": True, "content": {"application/json": {"schema": _ref("AddBot")}}},
             "responses": {
                 "201": _json(_ref("BotAdded"), "The bot holds the seat.", _ETAG),
                 **_problem_responses("unknown_bot_level", "match_not_found", "seat_taken", "match_full",
-                                     "no_such_seat", "unsupported_media_type", *_COMMON),
+                                     "no_such_seat", "invalid_token", "unsupported_media_type", *_COMMON),
             },
         }},
         "/v1/matches/{match_id}/replays": {"post": {

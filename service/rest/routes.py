@@ -159,6 +159,19 @@ async def join_seat(request: Request) -> Response:
     return _with_etag({"seat": seat, "token": token, "match": match_json(match, seat)}, match.version, 201)
 
 
+async def leave_seat(request: Request) -> Response:
+    """Give up your seat: the bearer token is revoked and the seat is free to join again."""
+    try:
+        seat = int(request.path_params["seat"])
+    except ValueError:
+        return problem("malformed_request", "seat must be a whole number.")
+    try:
+        match, _ = await _store(request).leave(request.path_params["match_id"], _token(request), seat)
+    except StoreError as error:
+        return _error(error)
+    return _with_etag({"seat": seat, "match": match_json(match, None)}, match.version)
+
+
 async def legal_actions(request: Request) -> Response:
     try:
         match, seat = await _store(request).read_as(request.path_params["match_id"], _token(request))
@@ -232,7 +245,7 @@ async def add_bot(request: Request) -> Response:
         return body
     try:
         match, seat = await store_add_bot(_store(request), request.path_params["match_id"], body.get("seat"),
-                                          body["level"])
+                                          body["level"], _token(request))
     except StoreError as error:
         return _error(error)
     return _with_etag({"seat": seat, "match": match_json(match, None)}, match.version, 201)
@@ -266,6 +279,7 @@ routes = [
     Route("/v1/lobby", lobby, methods=["GET"]),
     Route("/v1/matches/{match_id}", get_match, methods=["GET"]),
     Route("/v1/matches/{match_id}/seats", join_seat, methods=["POST"]),
+    Route("/v1/matches/{match_id}/seats/{seat}", leave_seat, methods=["DELETE"]),
     Route("/v1/matches/{match_id}/legal-actions", legal_actions, methods=["GET"]),
     Route("/v1/matches/{match_id}/actions", submit_action, methods=["POST"]),
     Route("/v1/matches/{match_id}/history", history, methods=["GET"]),

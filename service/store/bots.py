@@ -22,13 +22,19 @@ def check_level(level: str) -> str:
     raise UnknownBotLevel(f"There is no bot level {level!r}; choose one of {', '.join(BOT_LEVELS)}.")
 
 
-async def add_bot(store: MatchStore, match_id: str, seat: int | None, level: str) -> tuple[Match, int]:
+async def add_bot(store: MatchStore, match_id: str, seat: int | None, level: str,
+                  token: str | None = None) -> tuple[Match, int]:
     """Give a free seat (the lowest free one if ``seat`` is None) to a bot of ``level``.
 
-    Raises UnknownBotLevel, MatchNotFound, SeatTaken, MatchFull or NoSuchSeat.
-    When the match starts (or a bot is to act), the store's listeners enqueue its move.
+    With ``token``, the caller hands its own seat to the bot instead, at any
+    point of the match: the token is revoked in the same atomic step
+    (:meth:`MatchStore.leave`). Raises UnknownBotLevel, MatchNotFound, SeatTaken,
+    MatchFull, NoSuchSeat or InvalidToken. When the match starts (or a bot is
+    to act), the store's listeners enqueue its move.
     """
     check_level(level)
+    if token is not None:
+        return await store.leave(match_id, token, seat, bot={"level": level})
     match, seat, _token = await store.join(match_id, f"{level} bot", seat, bot={"level": level})
     return match, seat
 

@@ -160,6 +160,7 @@ class MatchStore:
         self._commit = client.register_script(scripts.joinpath("commit.lua").read_text())
         self._join = client.register_script(scripts.joinpath("join.lua").read_text())
         self._compact = client.register_script(scripts.joinpath("compact.lua").read_text())
+        self._leave = client.register_script(scripts.joinpath("leave.lua").read_text())
         #: ``async def listener(match)`` called after every accepted action and join
         #: (the bot and timer dispatcher, workers/dispatch.py); a failing one is logged.
         self.listeners: list = []
@@ -259,6 +260,37 @@ class MatchStore:
             await lobby.delisted(self, match.game.id, match_id)
         await self._notify(match)
         return match, int(reply[1]), token
+
+    async def leave(self, match_id: str, token: str | None, seat: int | None = None, *,
+                    bot: dict | None = None) -> tuple[Match, int]:
+        """Give up the token's seat: the token stops working at once (revocation).
+
+        The seat is freed for anyone to join, or, with ``bot`` (``{"level": ...}``),
+        handed to a bot in the same atomic step, which then plays it (also mid-match).
+        ``seat``, when given, must be the token's. Returns the match after it and
+        the seat. Raises TokenRequired, InvalidToken or MatchNotFound.
+        """
+        if token is None:
+            raise TokenRequired("Send the seat's bearer token to give the seat up.")
+        match, held = await self.read_as(match_id, token)
+        if seat is not None and seat != held:
+            raise InvalidToken(f"This token holds seat {held}, not seat {seat}.")
+        seat = held
+        record = ""
+        if bot is not None:
+            record = _dumps({"name": f"{bot['level']} bot", "token": hash_token(new_token(match_id)),
+                             "joined": _now_ms(), "bot": bot})
+        reply = await self._leave(keys=[self.key(match_id)],
+                                  args=[seat, hash_token(token), _now_ms(), self.channel(match_id), record])
+        if reply[0] == "missing":
+            raise MatchNotFound(f"There is no match {match_id!r} (it may have expired).")
+        if reply[0] == "invalid":
+            raise InvalidToken("This token does not hold a seat in this match.")
+        match = await self.get(match_id)
+        if match.status == "waiting":
+            await lobby.listed(self, match.game.id, match_id)
+        await self._notify(match)
+        return match, seat
 
     async def read_as(self, match_id: str, token: str | None) -> tuple[Match, int | None]:
         """A match and the seat ``token`` holds in it (None: a spectator)."""

@@ -126,3 +126,32 @@ def test_query_depth_is_limited():
 def test_graphiql_is_served_to_browsers(client):
     page = client.get("/graphql", headers={"Accept": "text/html"})
     assert page.status_code == 200 and "graphiql" in page.text.lower()
+
+
+def test_query_cost_is_limited():
+    """Issue #10: GraphQL "cost" limits. Lists count at their limit (or default)."""
+    from schema import build_schema
+    from tests.support.high_card import GAME
+    schema = build_schema({GAME.id: GAME}, max_cost=160)
+
+    def refusal(query):
+        errors = [e for e in schema.execute_sync(query).errors or [] if (e.extensions or {}).get("code")]
+        return errors[0].extensions if errors else None
+
+    assert refusal("{ games { id title } }") is None  # 1 + 10 x 2
+    refused = refusal("{ games { id title variants { id title description } } }")  # 1 + 10 x (3 + 10 x 3)
+    assert refused == {"code": "query_too_costly", "cost": 331, "max_cost": 160}
+    assert refusal("query { lobby(limit: 5) { id game variant } }") is None  # 1 + 5 x 3
+    assert refusal("query { lobby(limit: 200) { id } }")["cost"] == 201
+    fragment = "query { ...q } fragment q on Query { lobby { id game openSeats } }"  # the default limit: 50
+    assert refusal(fragment) is None
+    assert refusal(fragment.replace("openSeats", "openSeats created"))["cost"] == 201
+
+
+def test_a_costly_query_is_refused_through_the_app(client, settings):
+    history = "history(limit: 1000) { version seat events at }"
+    query = ('query($id: ID!) { match(id: $id) { ... on Match { ' + " ".join(
+        f"h{i}: {history}" for i in range(6)) + " } } }")
+    body = gql(client, query, {"id": "whatever"})
+    assert body["errors"][0]["extensions"]["code"] == "query_too_costly"
+    assert body["errors"][0]["extensions"]["max_cost"] == settings.graphql_max_cost

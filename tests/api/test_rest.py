@@ -184,3 +184,28 @@ def test_health_and_readiness(client):
     spec = client.get("/openapi.yaml")
     assert spec.status_code == 200 and b"openapi: 3.1.0" in spec.content
     assert b"swagger-ui" in client.get("/docs").content
+
+
+def test_leaving_a_seat_revokes_its_token_and_frees_the_seat(client):
+    """Issue #10: seat tokens are "revocable (leave seat)"."""
+    match_id, (t0, t1) = new_match(client)
+    before = client.get(f"/v1/matches/{match_id}", headers=auth(t1)).json()
+    assert_problem(client.delete(f"/v1/matches/{match_id}/seats/1"), 401, "token_required")
+    assert_problem(client.delete(f"/v1/matches/{match_id}/seats/1", headers=auth(t0)), 401, "invalid_token")
+    assert_problem(client.delete(f"/v1/matches/{match_id}/seats/x", headers=auth(t1)), 400, "malformed_request")
+    assert client.get(f"/v1/matches/{match_id}", headers=auth(t1)).json() == before  # refusals change nothing
+    left = client.delete(f"/v1/matches/{match_id}/seats/1", headers=auth(t1))
+    assert left.status_code == 200, left.text
+    assert left.json()["seat"] == 1 and left.json()["match"]["seats"][1]["joined"] is False
+    for response in (client.get(f"/v1/matches/{match_id}", headers=auth(t1)),
+                     client.get(f"/v1/matches/{match_id}/legal-actions", headers=auth(t1)),
+                     client.delete(f"/v1/matches/{match_id}/seats/1", headers=auth(t1))):
+        assert_problem(response, 401, "invalid_token")
+    legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=auth(t0)).json()
+    assert client.post(f"/v1/matches/{match_id}/actions", json={"action": legal["actions"][0]},
+                       headers={**auth(t1), "If-Match": f'"{legal["version"]}"'}).json()["code"] == "invalid_token"
+    rejoined = client.post(f"/v1/matches/{match_id}/seats", json={"name": "Cy"})
+    assert rejoined.status_code == 201 and rejoined.json()["seat"] == 1
+    new_token = rejoined.json()["token"]
+    assert new_token != t1
+    assert client.get(f"/v1/matches/{match_id}", headers=auth(new_token)).json()["my_seat"] == 1

@@ -229,3 +229,28 @@ def test_the_timer_default_is_a_pass_where_one_is_legal():
 
     assert default_action([{"type": "play_card"}, {"type": "pass"}], None, random.Random(1)) == ({"type": "pass"},
                                                                                                    "pass")
+
+
+def test_a_player_hands_its_seat_to_a_bot_mid_match(client, drain):
+    """Issue #7: "Any seat can be given to a bot at match creation or later": a
+    player's own seat, handed over with its token, which stops working at once."""
+    match = create(client, "casting-stones", seed=8, bots=[{"seat": 1, "level": "random"}])
+    human = client.post(f"/v1/matches/{match['id']}/seats", json={"name": "ann", "seat": 0}).json()
+    auth = {"Authorization": f"Bearer {human['token']}"}
+    drain()
+    state = get(client, match["id"], human["token"])
+    action = client.get(f"/v1/matches/{match['id']}/legal-actions", headers=auth).json()["actions"][0]
+    assert client.post(f"/v1/matches/{match['id']}/actions", json={"action": action},
+                       headers={**auth, "If-Match": f'"{state["version"]}"'}).status_code == 200
+    someone_else = client.post(f"/v1/matches/{match['id']}/bots", json={"level": "greedy", "seat": 0})
+    assert someone_else.status_code == 409 and someone_else.json()["code"] == "seat_taken"
+    wrong_seat = client.post(f"/v1/matches/{match['id']}/bots", json={"level": "greedy", "seat": 1}, headers=auth)
+    assert wrong_seat.status_code == 401 and wrong_seat.json()["code"] == "invalid_token"
+    handed = client.post(f"/v1/matches/{match['id']}/bots", json={"level": "greedy"}, headers=auth)
+    assert handed.status_code == 201, handed.text
+    assert handed.json()["seat"] == 0 and handed.json()["match"]["seats"][0]["bot"] == "greedy"
+    revoked = client.get(f"/v1/matches/{match['id']}", headers=auth)
+    assert revoked.status_code == 401 and revoked.json()["code"] == "invalid_token"
+    drain()
+    final = get(client, match["id"])
+    assert final["status"] == "finished" and final["result"] is not None
