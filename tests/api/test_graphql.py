@@ -155,3 +155,15 @@ def test_a_costly_query_is_refused_through_the_app(client, settings):
     body = gql(client, query, {"id": "whatever"})
     assert body["errors"][0]["extensions"]["code"] == "query_too_costly"
     assert body["errors"][0]["extensions"]["max_cost"] == settings.graphql_max_cost
+
+
+def test_leave_seat_revokes_the_token(client):
+    match_id, (t0, t1) = started(client)
+    leave = """mutation($input: LeaveSeatInput!) { leaveSeat(input: $input) { __typename
+      ... on SeatLeft { seat match { seats { seat joined } } } ... on Problem { code } } }"""
+    assert data(client, leave, {"input": {"matchId": match_id}})["leaveSeat"]["code"] == "token_required"
+    assert data(client, leave, {"input": {"matchId": match_id, "seat": 0}}, t1)["leaveSeat"]["code"] == "invalid_token"
+    left = data(client, leave, {"input": {"matchId": match_id}}, t1)["leaveSeat"]
+    assert left["seat"] == 1 and left["match"]["seats"][1]["joined"] is False
+    assert data(client, READ, {"id": match_id}, t1)["match"]["code"] == "invalid_token"
+    assert data(client, READ, {"id": match_id}, t0)["match"]["mySeat"] == 0
