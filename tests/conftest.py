@@ -1,5 +1,7 @@
 """Shared fixtures: a real Redis (REDIS_URL, else an embedded one), a keyspace
-of this run's own that is deleted afterwards, the app and a live server."""
+of this run's own that is deleted afterwards, the app and a live server, and
+real RQ workers in this process (``drain``) on this run's queues (named after
+its key prefix), with the cleanup of every RQ key they made."""
 
 from __future__ import annotations
 
@@ -13,11 +15,17 @@ import redis
 import uvicorn
 from starlette.testclient import TestClient
 
+from rq import SimpleWorker
+from rq.scheduler import RQScheduler
+
 from service.app import create_app
+from service.logs import RequestIdJob  # as `grimoire worker` runs jobs
 from service.settings import Settings
 from service.store.embedded import EmbeddedRedis
-from tests.support import app_games_for_tests
 from service.store.embedded import free_port
+from tests.support import app_games_for_tests
+from workers import runtime
+from workers.dispatch import _safe, queue_names
 
 
 @pytest.fixture(scope="session")
@@ -74,3 +82,36 @@ def live_server(settings, games):
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def rq_connection(redis_url, key_prefix):
+    connection = redis.Redis.from_url(redis_url)
+    yield connection
+    for pattern in (f"rq:*{_safe(key_prefix)}*", f"{key_prefix}:*"):
+        for key in connection.scan_iter(match=pattern, count=1000):
+            connection.delete(key)
+    connection.close()
+
+
+@pytest.fixture(scope="session")
+def worker_runtime(settings, games):
+    return runtime.configure(settings, games)
+
+
+@pytest.fixture
+def drain(worker_runtime, rq_connection, key_prefix):
+    """Run a real RQ worker in this process until the queues are empty; returns the jobs' results."""
+
+    def run(*, scheduler: bool = False) -> None:
+        runtime.configure(worker_runtime.settings, worker_runtime.games)
+        names = queue_names(key_prefix)
+        worker = SimpleWorker([names["bots"], names["timers"], names["replays"]], connection=rq_connection,
+                              name=f"{_safe(key_prefix)}-burst-{time.monotonic_ns()}", job_class=RequestIdJob)
+        if scheduler:
+            # what a worker's scheduler does every second: move the due turn timers to their queue
+            # (called directly: a worker killed by another test may hold the scheduler lock for a minute)
+            RQScheduler([names["timers"]], connection=rq_connection).enqueue_scheduled_jobs()
+        worker.work(burst=True, logging_level="WARNING")
+
+    return run
