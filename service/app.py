@@ -37,7 +37,7 @@ from service.store import MatchStore
 from service.store.live import LiveUpdates, StreamLimit
 from service.store.embedded import EmbeddedRedis
 from service.store.connect import open_store, queue_url
-from service.limits import RateLimit
+from service.limits import ConnectionLimit, RateLimit
 from service.logs import RequestIdMiddleware
 from service.metrics import MetricsMiddleware, SubmitObserver, metrics_endpoint
 from workers.dispatch import Dispatcher
@@ -231,8 +231,9 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
     app.add_middleware(BodySizeLimit, limit=settings.max_body_bytes)
     app.add_middleware(RateLimit, per_token=settings.rate_limit_per_token,
                        per_address=settings.rate_limit_per_address)
+    app.add_middleware(ConnectionLimit, per_address=settings.max_connections_per_address)
     if settings.cors_origins:
-        app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
+        app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST", "DELETE"],
                            allow_headers=["Authorization", "Content-Type", "If-Match", "Idempotency-Key",
                                           "Last-Event-ID", "Seat-Tokens"],
                            expose_headers=["ETag", "Location", "Retry-After"])

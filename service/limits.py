@@ -58,3 +58,50 @@ class RateLimit:
                                    headers={"Retry-After": "1"})
                 return await response(scope, receive, send)
         return await self.app(scope, receive, send)
+
+
+#: Requests that hold a connection open: the live streams (the GraphQL websocket is counted by its scope type).
+STREAM_PATHS = ("/v1/turns",)
+STREAM_SUFFIX = "/events"
+
+
+class ConnectionLimit:
+    """ASGI middleware: at most ``per_address`` open long-lived connections (GraphQL
+    websockets and live streams) per client address, in this process.
+
+    The rate limit counts requests, not how long they stay; a live connection
+    costs memory for as long as it is open, so anonymous spectators are capped
+    here (seat tokens also have their own stream cap, ``max_streams_per_token``).
+    A websocket over the limit is closed before it is accepted (code 1008, policy
+    violation); a stream gets ``429 too_many_streams``. 0 turns it off.
+    """
+
+    def __init__(self, app, *, per_address: int):
+        self.app = app
+        self.per_address = per_address
+        self.open: dict[str, int] = {}
+
+    def _long_lived(self, scope) -> bool:
+        if scope["type"] == "websocket":
+            return True
+        path = scope["path"] if scope["type"] == "http" else ""
+        return path in STREAM_PATHS or (path.startswith("/v1/matches/") and path.endswith(STREAM_SUFFIX))
+
+    async def __call__(self, scope, receive, send):
+        if not self.per_address or not self._long_lived(scope):
+            return await self.app(scope, receive, send)
+        address = (scope.get("client") or ("unknown", 0))[0]
+        if self.open.get(address, 0) >= self.per_address:
+            if scope["type"] == "websocket":
+                return await send({"type": "websocket.close", "code": 1008,
+                                   "reason": f"more than {self.per_address} open connections from this address"})
+            response = problem("too_many_streams", f"More than {self.per_address} open streams and websockets "
+                                                   "from this address.", headers={"Retry-After": "5"})
+            return await response(scope, receive, send)
+        self.open[address] = self.open.get(address, 0) + 1
+        try:
+            return await self.app(scope, receive, send)
+        finally:
+            self.open[address] -= 1
+            if not self.open[address]:
+                del self.open[address]

@@ -44,11 +44,13 @@ class Settings:
     graphql_max_cost: int = 20000
     #: Live streams: seconds between keep-alives, seconds a client may take to
     #: accept a message before it is dropped as a slow consumer, open streams per
-    #: seat token (per process), subscriptions per GraphQL websocket.
+    #: seat token (per process), subscriptions per GraphQL websocket, and open
+    #: websockets plus streams per client address (per process; service/limits.py).
     stream_keepalive: float = 15.0
     stream_send_timeout: float = 10.0
     max_streams_per_token: int = 5
     max_subscriptions_per_connection: int = 10
+    max_connections_per_address: int = 50
     #: Bots (docs/bots.md): seconds a bot seat may stay to act before the watchdog
     #: re-enqueues its job, milliseconds a bot waits before it acts (the pace a
     #: human opponent sees), and whether ``serve`` without REDIS_URL starts a worker.
@@ -102,6 +104,8 @@ class Settings:
             max_streams_per_token=_int("GRIMOIRE_MAX_STREAMS_PER_TOKEN", cls.max_streams_per_token),
             max_subscriptions_per_connection=_int("GRIMOIRE_MAX_SUBSCRIPTIONS_PER_CONNECTION",
                                                   cls.max_subscriptions_per_connection),
+            max_connections_per_address=_int("GRIMOIRE_MAX_CONNECTIONS_PER_ADDRESS",
+                                             cls.max_connections_per_address),
             bot_watchdog_seconds=float(os.environ.get("GRIMOIRE_BOT_WATCHDOG_SECONDS", cls.bot_watchdog_seconds)),
             bot_delay_ms=_int("GRIMOIRE_BOT_DELAY_MS", cls.bot_delay_ms),
             embedded_worker=os.environ.get("GRIMOIRE_EMBEDDED_WORKER", "1").lower() not in ("0", "false", "no", "off"),

@@ -48,3 +48,25 @@ def test_cors_allows_configured_origins_only(settings, games):
         assert "access-control-allow-origin" not in other.headers
         exposed = client.get("/v1/games", headers={"Origin": "https://play.example"})
         assert "ETag" in exposed.headers["access-control-expose-headers"]
+
+
+def test_open_websockets_and_streams_are_capped_per_address(settings, games):
+    """Issue #10: limits on "websocket connections": anonymous long-lived connections are capped per address."""
+    import pytest
+    from starlette.websockets import WebSocketDisconnect
+
+    with app_client(settings, games, max_connections_per_address=2) as client:
+        match_id = client.post("/v1/matches", json={"game": "high-card"}).json()["id"]
+        first = client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"])
+        second = client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"])
+        with first, second:
+            with pytest.raises(WebSocketDisconnect) as refused:
+                with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]):
+                    pass
+            assert refused.value.code == 1008
+            stream = client.get(f"/v1/matches/{match_id}/events", params={"format": "ndjson"})
+            assert stream.status_code == 429 and stream.json()["code"] == "too_many_streams"
+            assert client.get(f"/v1/matches/{match_id}").status_code == 200  # plain requests are not capped
+        with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as again:
+            again.send_json({"type": "connection_init"})
+            assert again.receive_json()["type"] == "connection_ack"  # closed ones no longer count
