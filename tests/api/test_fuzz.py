@@ -33,6 +33,28 @@ rest = _configure(schemathesis.openapi.from_dict(build_openapi(app_games_for_tes
 graphql = _configure(schemathesis.graphql.from_file(build_schema(app_games_for_tests()).as_str()))
 
 
+@pytest.fixture(scope="module", autouse=True)
+def requests_fuzzed():
+    """Prints how many requests the fuzzing sent and how they were answered (docs/security.md quotes it)."""
+    from collections import Counter
+
+    from service.metrics import HTTP_REQUESTS
+
+    def count() -> Counter:
+        totals: Counter = Counter()
+        for metric in HTTP_REQUESTS.collect():
+            for sample in metric.samples:
+                if sample.name.endswith("_total"):
+                    totals[sample.labels.get("status", "?")] += sample.value
+        return totals
+
+    before = count()
+    yield
+    by_status = count() - before
+    print(f"\nfuzzed {int(sum(by_status.values()))} requests; by status: "
+          + ", ".join(f"{s}: {int(n)}" for s, n in sorted(by_status.items())))
+
+
 @rest.parametrize()
 @settings(suppress_health_check=list(HealthCheck), deadline=None)
 def test_rest_operations(case, live_server):
