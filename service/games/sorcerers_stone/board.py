@@ -63,10 +63,15 @@ class Outcome:
     #: Seats that completed this board with this action, in finishing order (they move on).
     finished: list[int] = field(default_factory=list)
     #: Facts the next boards need, per seat: ``{seat: {"fire": 3}}``, ``{seat: {"captured": 2}}``.
+    #: The match keeps and shows ``fire``, ``captured``, ``checkmated`` (complete chess: the
+    #: seat's team checkmated), ``quirrell_rank`` and ``wrong_claim`` (game.FACTS).
     facts: dict[int, dict[str, Any]] = field(default_factory=dict)
     #: The regular turn goes next to this seat instead of the one on the left
     #: (Flitwick: "the player with the highest-numbered Fire token goes first").
     next_turn: int | None = None
+    #: Turns each seat must now sit out, added to the match's waiting turns
+    #: (Snape: "LOSE YOUR TURN--The player loses a turn"): ``{seat: 1}``.
+    wait: dict[int, int] = field(default_factory=dict)
     #: Individually: the seat that won this challenge's own game.
     winner: int | None = None
     #: The board is over for everyone (every seat still here is done with it).

@@ -16,26 +16,85 @@ Turns
 "Play passes to the left. This becomes the regular turn order. ... Even
 though they are playing different parts of the game, they continue to take
 their turns in the regular turn order unless the rules state otherwise."
-The match keeps the regular turn (``turn``); on its turn a seat acts on the
-board it stands on. A board may claim the next action out of order
-(:func:`.board` ``turn_owner``), may pass a seat's turn (``can_play``), and a
-seat may have turns to wait (``waiting``).
+
+The match keeps the regular turn (``turn``): on its turn a seat acts on the
+board it stands on (``begin_turn`` is called as the turn starts, event
+``turn_began``), and when that turn is over the turn passes to the left.
+Boards may first need decisions out of the regular order (``turn_owner``:
+arrival decisions, Flitwick's opening reveals by Fire token, Snape's set-up
+and give-aways); those come before the next regular turn begins, which
+meanwhile is ``due``. When two boards ask at once, the later board in the
+chain asks first (a player who has just arrived settles in first).
+
+Passing the turn skips, in this order:
+
+* a seat through every board (never in practice: the Mirror ends the match);
+* a seat *held* at the door of its board (below): its turns do not count;
+* a seat with turns to wait (``waiting``): the turn is one of them (one
+  fewer to wait, event ``waited``);
+* a seat whose board says it has nothing to do now (``can_play``: Snape's
+  Challenge before everyone is there, a Fire token holder waiting for the
+  others, a Harry out of the chess game).
+
+"Wait N turns" means: sit out the seat's own next N regular turns. A board
+may say who has the next regular turn (``Outcome.next_turn``: Flitwick's
+first turn), and the match itself does so where the rule book names who
+goes first on a new board (after complete chess, on Snape's); event
+``goes_first``. A board may make a seat lose turns (``Outcome.wait``:
+Snape's LOSE YOUR TURN).
+
+Hand-overs (the games in order)
+-------------------------------
+Seats a board reports ``finished`` move to the next board at once, in that
+order, and ``arrive`` there (event ``moved_on``); a board reporting
+``closed`` sends on anyone still on it. What a board said of a seat
+(``Outcome.facts``: ``fire``, ``captured``, ``checkmated``,
+``quirrell_rank``, ``wrong_claim``) is kept in ``players[seat]["facts"]``
+for the boards after it and shown to all. The exceptions:
+
+* McGonagall -> Quirrell: a seat whose Harry was captured (fact
+  ``captured``) arrives *held*: "The last player captured must wait 1 turn
+  after the last player to finish McGonagall's Challenge starts this game.
+  The second to last player captured must wait 2 turns, and the third to last
+  player captured must wait 3 turns." The hold ends once nobody is left
+  before Quirrell's Challenge and every seat there that is not held has
+  begun a turn on it (event ``wait_begins``); then the seat waits
+  ``1 + the number captured after it`` turns of its own.
+* Complete chess: "The team that checkmates the other team's king goes
+  first. When neither player from a team was captured ... those players spin
+  the spinner. The player with the highest spin goes first. Spinning the
+  troll counts as zero." (:meth:`SorcerersStone._first_after_chess`).
+* Quirrell -> Snape: "The player who finished first in Quirrell's
+  Challenge goes first" (fact ``quirrell_rank``) once all are there.
+* Snape -> Mirror: a wrong claimant (fact ``wrong_claim``) is held like a
+  captured player and then waits 2 turns: "must wait 2 turns after the last
+  player begins flipping over Mirror of Erised cards to begin this game".
+* The Mirror's winner wins the match.
+
+A match never stalls: when a full round passes with no seat able to play and
+no board asking for a decision, every hold ends at once; should nobody still
+be able to play, the match ends with no winner (a safety net the tests show
+is never reached). Individually the same machinery drives one board, every
+seat arriving at set-up in seat order; the board's winner (or its
+``closed`` with no winner) ends the match.
 
 State
 -----
-``variant``, ``seats``, ``options``, ``rng``, ``turn`` (the seat whose
-regular turn it is, None once over), ``players`` (per seat: ``board`` (a board
-name, or None when through every board), ``waiting`` (turns to skip),
-``facts`` (what boards said of the seat: ``fire``, ``captured``...)),
-``boards`` (board name -> that board's state, for boards in play) and
-``result``.
+``variant``, ``mode``, ``seats``, ``options`` (``chess_rules``,
+``quirrell_path``), ``rng``, ``turn`` (the seat whose regular turn is under
+way, else None), ``due`` (the seat whose regular turn comes next when
+``turn`` is None), ``players`` (per seat: ``board`` (a board name, or None
+when through every board), ``waiting`` (turns to sit out), ``held`` (waiting
+does not count yet), ``started`` (has begun a regular turn on its board),
+``facts``), ``boards`` (board name -> that board's state) and ``result``.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from types import ModuleType
+from typing import Any, Sequence
 
-from service.engine import Action, Event, Game, Rng, State, Variant, load_data
+from service.engine import Action, Event, Game, Rng, State, Variant, clone, load_data
 
 from . import flitwick, hagrid, mcgonagall, mirror, quirrell, snape, sprout
 from .board import Outcome
@@ -46,13 +105,17 @@ BOARDS = {board.NAME: board for board in CHAIN}
 
 _VARIANTS = load_data(__package__, "variants.json")
 _BY_ID = {v["id"]: v for v in _VARIANTS}
+_RULES = load_data(__package__, "chain.json")
+
+#: The facts boards report that the match keeps and shows (see schema.json, SorcerersStoneFacts).
+FACTS = ("fire", "captured", "checkmated", "quirrell_rank", "wrong_claim")
 
 
-def _schema() -> dict[str, Any]:
+def _schema(chain: Sequence[ModuleType]) -> dict[str, Any]:
     """The game's schema: the match's own parts plus every board's actions and view."""
     schema = load_data(__package__, "schema.json")
     boards = schema["view"]["properties"]["boards"]
-    for board in CHAIN:
+    for board in chain:
         for kind, action in board.SCHEMA["actions"].items():
             assert kind not in schema["actions"], f"two boards define {kind}"
             schema["actions"][kind] = action
@@ -71,7 +134,12 @@ class SorcerersStone(Game):
         "the winged key, cross McGonagall's chessboard, outrun the troll, solve Snape's potions and find the Stone "
         "in the Mirror of Erised. Played in order, or one challenge at a time."
     )
-    schema = _schema()
+
+    def __init__(self, chain: Sequence[ModuleType] = CHAIN):
+        """``chain``: the board modules in order (the tests pass stand-ins with the same names)."""
+        self.chain = tuple(chain)
+        self.boards = {board.NAME: board for board in self.chain}
+        self.schema = _schema(self.chain)
 
     # -- set-up ---------------------------------------------------------------------
 
@@ -79,37 +147,45 @@ class SorcerersStone(Game):
         rng = Rng.from_seed(seed)
         variant = _BY_ID[options["variant"]]
         mode = "chain" if variant["board"] is None else "individual"
-        board_options = dict(options, chess_rules=variant.get("chess_rules", options["chess_rules"]))
-        first = hagrid if mode == "chain" else BOARDS[variant["board"]]
+        board_options = {"chess_rules": variant.get("chess_rules", options["chess_rules"]),
+                         "quirrell_path": options["quirrell_path"]}
+        names = [board.NAME for board in self.chain] if mode == "chain" else [variant["board"]]
         state: State = {
             "variant": variant["id"],
             "mode": mode,
             "seats": seats,
             "options": board_options,
             "rng": None,
-            "turn": 0,
-            "players": [{"board": first.NAME, "waiting": 0, "facts": {}} for _ in range(seats)],
-            "boards": {},
+            "turn": None,
+            "due": 0,
+            "players": [{"board": names[0], "waiting": 0, "held": False, "started": False, "facts": {}}
+                        for _ in range(seats)],
+            "boards": {name: self.boards[name].new_board(rng, seats, mode, board_options) for name in names},
             "result": None,
         }
-        if mode == "chain":
-            state["boards"] = {board.NAME: board.new_board(rng, seats, mode, board_options) for board in CHAIN}
-        else:
-            state["boards"] = {first.NAME: first.new_board(rng, seats, mode, board_options)}
+        events: list[Event] = []
         for seat in range(seats):
-            first.arrive(state["boards"][first.NAME], seat, rng, state["players"][seat])
-        self._start_turn(state, 0, rng, [])
+            # Individually "the youngest player" (seat 0) comes first; in order, every Harry starts
+            # "on the door next to Start" of Hagrid's Challenge.
+            events.extend(self._board(names[0]).arrive(state["boards"][names[0]], seat, rng, state["players"][seat]))
+        self._advance(state, rng, events)
         state["rng"] = rng.state
         return state
 
-    # -- turns ----------------------------------------------------------------------
+    def _board(self, name: str) -> ModuleType:
+        return self.boards[name]
 
-    def _owner(self, state: State) -> int | None:
-        """A seat a board needs now, out of the regular turn order."""
-        for name, board in state["boards"].items():
-            owner = BOARDS[name].turn_owner(board)
+    # -- who acts ---------------------------------------------------------------------
+
+    def _owner(self, state: State) -> tuple[int, str] | None:
+        """A seat a board needs now, out of the regular turn order, and that board.
+
+        Later boards first: a seat that has just arrived settles its arrival (a
+        bishop to replace) before an earlier board's decisions go on."""
+        for name in reversed(list(state["boards"])):
+            owner = self._board(name).turn_owner(state["boards"][name])
             if owner is not None:
-                return owner
+                return owner, name
         return None
 
     def to_act(self, state: State) -> set[int]:
@@ -117,75 +193,217 @@ class SorcerersStone(Game):
             return set()
         owner = self._owner(state)
         if owner is not None:
-            return {owner}
+            return {owner[0]}
         return set() if state["turn"] is None else {state["turn"]}
 
-    def _start_turn(self, state: State, seat: int, rng: Rng, events: list[Event]) -> None:
-        """Give the regular turn to ``seat`` or, passing turns that cannot be played,
-        to the next seat on its left that can play."""
-        seats = state["seats"]
-        for step in range(4 * seats * 4 + 1):
-            candidate = (seat + step) % seats
-            player = state["players"][candidate]
-            name = player["board"]
-            if name is None:
-                continue
-            if player["waiting"] > 0:
-                player["waiting"] -= 1
-                events.append({"type": "waited", "seat": candidate, "board": name, "left": player["waiting"]})
-                continue
-            board = state["boards"][name]
-            if not BOARDS[name].can_play(board, candidate):
-                continue
-            state["turn"] = candidate
-            events.extend(BOARDS[name].begin_turn(board, candidate, rng))
-            return
-        # Nobody can play: only a board's out-of-order decisions can move the match on.
-        state["turn"] = None
+    def _acting_board(self, state: State, seat: int) -> str | None:
+        owner = self._owner(state)
+        if owner is not None:
+            return owner[1] if owner[0] == seat else None
+        if state["turn"] == seat:
+            return state["players"][seat]["board"]
+        return None
 
     def legal_actions(self, state: State, seat: int) -> list[Action]:
-        if seat not in self.to_act(state):
+        if state["result"] is not None:
             return []
-        name = state["players"][seat]["board"]
-        return BOARDS[name].legal_actions(state["boards"][name], seat)
+        name = self._acting_board(state, seat)
+        if name is None:
+            return []
+        return self._board(name).legal_actions(state["boards"][name], seat)
+
+    # -- playing ------------------------------------------------------------------------
 
     def play(self, state: State, seat: int, action: Action) -> list[Event]:
         rng = Rng(state["rng"])
         regular = self._owner(state) is None
-        name = state["players"][seat]["board"]
-        outcome: Outcome = BOARDS[name].play(state["boards"][name], seat, action, rng)
+        name = self._acting_board(state, seat)
+        outcome: Outcome = self._board(name).play(state["boards"][name], seat, action, rng)
         events = list(outcome.events)
         for who, facts in outcome.facts.items():
-            state["players"][who]["facts"].update(facts)
+            state["players"][int(who)]["facts"].update(facts)
+        for who, turns in outcome.wait.items():
+            state["players"][int(who)]["waiting"] += turns
+        if outcome.next_turn is not None:
+            state["due"] = outcome.next_turn
+            events.append({"type": "goes_first", "seat": outcome.next_turn, "board": name})
         if state["mode"] == "individual":
             if outcome.winner is not None or outcome.closed:
                 self._finish(state, [] if outcome.winner is None else [outcome.winner], events)
         else:
-            self._move_on(state, name, outcome, rng, events)
-        if state["result"] is None and regular and outcome.turn_over and self._owner(state) is None:
-            self._start_turn(state, (seat + 1) % state["seats"], rng, events)
-        elif state["result"] is None and state["turn"] is None and self._owner(state) is None:
-            self._start_turn(state, (seat + 1) % state["seats"], rng, events)
+            self._hand_over(state, name, outcome, rng, events)
+        if state["result"] is None:
+            if regular and outcome.turn_over:
+                state["turn"] = None
+                if outcome.next_turn is None and state["due"] is None:
+                    state["due"] = (seat + 1) % state["seats"]
+            self._advance(state, rng, events)
         state["rng"] = rng.state
         return events
 
-    def _move_on(self, state: State, name: str, outcome: Outcome, rng: Rng, events: list[Event]) -> None:
+    def _advance(self, state: State, rng: Rng, events: list[Event]) -> None:
+        """Start the next regular turn once no board claims a decision out of order.
+
+        "Play passes to the left": from ``due``, the first seat that may play.
+        A full round in which nobody can play ends every hold; a second one ends
+        the match with no winner (never reached; see the module docstring)."""
+        self._release(state, events, force=False)
+        if state["turn"] is not None or self._owner(state) is not None:
+            return
+        start = state["due"] if state["due"] is not None else 0
+        for force in (False, True):
+            if force:
+                if not any(p["held"] for p in state["players"]):
+                    break
+                self._release(state, events, force=True)
+            if self._start_turn(state, start, rng, events):
+                return
+        self._finish(state, [], events, reason="Nobody can play on: the match ends with no winner.")
+
+    def _start_turn(self, state: State, start: int, rng: Rng, events: list[Event]) -> bool:
+        """Pass the turn round the table from ``start`` to the first seat that can play."""
+        seats = state["seats"]
+        seat, idle = start, 0
+        while idle < seats:
+            player = state["players"][seat]
+            name = player["board"]
+            if name is None or player["held"]:
+                idle += 1
+            elif player["waiting"] > 0:
+                # The seat sits out this turn of its own: one fewer to wait.
+                player["waiting"] -= 1
+                events.append({"type": "waited", "seat": seat, "board": name, "left": player["waiting"]})
+                idle = 0
+            elif not self._board(name).can_play(state["boards"][name], seat):
+                idle += 1
+            else:
+                state["turn"], state["due"] = seat, None
+                player["started"] = True
+                events.append({"type": "turn_began", "seat": seat, "board": name})
+                events.extend(self._board(name).begin_turn(state["boards"][name], seat, rng))
+                self._release(state, events, force=False)
+                return True
+            seat = (seat + 1) % seats
+        return False
+
+    # -- the games in order ---------------------------------------------------------------
+
+    def _hand_over(self, state: State, name: str, outcome: Outcome, rng: Rng, events: list[Event]) -> None:
         """The chained game: seats that completed board ``name`` go to the next one."""
-        index = CHAIN.index(BOARDS[name])
-        if outcome.winner is not None and name == mirror.NAME:
+        if name == "mirror" and outcome.winner is not None:
+            # "If this player reveals the Sorcerer's Stone, he/she wins the game."
             self._finish(state, [outcome.winner], events)
             return
-        for who in outcome.finished:
-            following = CHAIN[index + 1] if index + 1 < len(CHAIN) else None
-            state["players"][who]["board"] = following.NAME if following else None
-            if following is not None:
-                events.append({"type": "moved_on", "seat": who, "board": following.NAME})
-                events.extend(following.arrive(state["boards"][following.NAME], who, rng, state["players"][who]))
+        moving = list(outcome.finished)
+        if outcome.closed:
+            moving += [s for s, p in enumerate(state["players"]) if p["board"] == name and s not in moving]
+        moving = [s for s in moving if state["players"][s]["board"] == name]
+        index = [board.NAME for board in self.chain].index(name)
+        following = self.chain[index + 1].NAME if index + 1 < len(self.chain) else None
+        for who in moving:
+            self._arrive(state, who, following, rng, events)
+        if name == "mcgonagall" and state["options"]["chess_rules"] == "complete":
+            self._first_after_chess(state, moving, rng, events)
+        if following == "snape" and moving and all(p["board"] == "snape" for p in state["players"]):
+            # "The player who finished first in Quirrell's Challenge goes first."
+            first = [s for s, p in enumerate(state["players"]) if p["facts"].get("quirrell_rank") == 1]
+            if first:
+                state["due"] = first[0]
+                events.append({"type": "goes_first", "seat": first[0], "board": "snape"})
+        if following is None and outcome.closed and name == "mirror":
+            self._finish(state, [], events, reason="The Mirror of Erised is over with no winner.")
 
-    def _finish(self, state: State, winners: list[int], events: list[Event]) -> None:
+    def _arrive(self, state: State, seat: int, name: str | None, rng: Rng, events: list[Event]) -> None:
+        player = state["players"][seat]
+        player.update(board=name, started=False, held=False)
+        if name is None:
+            return
+        facts = player["facts"]
+        if name == "quirrell" and facts.get("captured") is not None:
+            # "Players whose playing pieces were captured in McGonagall's Challenge must wait before beginning play."
+            player["held"] = True
+        if name == "mirror" and facts.get("wrong_claim"):
+            # "Players who play incorrect smallest and/or roundest cards in Snape's Challenge must wait 2 turns
+            # after the last player begins flipping over Mirror of Erised cards to begin this game."
+            player["held"] = True
+        self._count_waits(state)
+        events.append({"type": "moved_on", "seat": seat, "board": name, "held": player["held"],
+                       "waiting": player["waiting"]})
+        events.extend(self._board(name).arrive(state["boards"][name], seat, rng, player))
+
+    def _count_waits(self, state: State) -> None:
+        """The waits of the seats held at a door, as far as they are known yet.
+
+        Captured: "The last player captured must wait 1 turn ... The second to
+        last player captured must wait 2 turns, and the third to last player
+        captured must wait 3 turns": ``1 + the number captured after it``.
+        Wrong claim: "must wait 2 turns"."""
+        captured = [p["facts"]["captured"] for p in state["players"] if p["facts"].get("captured") is not None]
+        for player in state["players"]:
+            if not player["held"]:
+                continue
+            if player["board"] == "quirrell":
+                rank = player["facts"]["captured"]
+                player["waiting"] = _RULES["captured_wait"] + sum(1 for c in captured if c > rank)
+            elif player["board"] == "mirror":
+                player["waiting"] = _RULES["wrong_claim_wait"]
+
+    def _release(self, state: State, events: list[Event], *, force: bool) -> None:
+        """End the holds whose moment has come: nobody is left on an earlier board
+        and every seat on this one that is not held has begun a turn here."""
+        order = [board.NAME for board in self.chain]
+        released = []
+        for seat, player in enumerate(state["players"]):
+            if not player["held"]:
+                continue
+            here = order.index(player["board"])
+            behind = any(p["board"] is not None and order.index(p["board"]) < here for p in state["players"])
+            unstarted = any(p["board"] == player["board"] and not p["held"] and not p["started"]
+                            for p in state["players"])
+            if force or not (behind or unstarted):
+                released.append(seat)
+        if released:
+            self._count_waits(state)
+        for seat in released:
+            player = state["players"][seat]
+            player["held"] = False
+            events.append({"type": "wait_begins", "seat": seat, "board": player["board"], "waiting": player["waiting"]})
+
+    def _first_after_chess(self, state: State, moving: list[int], rng: Rng, events: list[Event]) -> None:
+        """Complete chess: who begins Quirrell's Challenge when the chess game is over.
+
+        "The team that checkmates the other team's king goes first. When neither
+        player from a team was captured in McGonagall's Challenge, those players
+        spin the spinner. The player with the highest spin goes first. Spinning
+        the troll counts as zero." The fact ``checkmated`` marks the players
+        of the team that checkmated. House rules: when no uncaptured player of
+        the checkmating team is left (no player sat on it, or all were
+        captured), or the game ended without a checkmate (a draw, the board's
+        move cap), the uncaptured players go first the same way; tied spins
+        spin again (the Quirrell's Challenge spinner, :data:`.quirrell.SPINNER`).
+        A later chess game (a latecomer's, after the first game ended) does not
+        reorder a Quirrell's Challenge already under way."""
+        players = state["players"]
+        free = [s for s in moving if players[s]["facts"].get("captured") is None]
+        if not free or any(p["board"] == "quirrell" and p["started"] and s not in moving
+                           for s, p in enumerate(players)):
+            return
+        winners = [s for s in free if players[s]["facts"].get("checkmated")]
+        candidates = winners or free
+        while len(candidates) > 1:
+            faces = [rng.choice(quirrell.SPINNER) for _ in candidates]
+            values = [0 if face == quirrell.TROLL else face for face in faces]
+            events.append({"type": "spin_off",
+                           "spins": [{"seat": s, "spin": str(f)} for s, f in zip(candidates, faces)]})
+            best = max(values)
+            candidates = [s for s, v in zip(candidates, values) if v == best]
+        state["due"] = candidates[0]
+        events.append({"type": "goes_first", "seat": candidates[0], "board": "quirrell"})
+
+    def _finish(self, state: State, winners: list[int], events: list[Event], reason: str | None = None) -> None:
         state["result"] = {"winners": winners, "scores": None,
-                           "reason": "The game is won." if winners else "The game ends with no winner."}
-        state["turn"] = None
+                           "reason": reason or ("The game is won." if winners else "The game ends with no winner.")}
+        state["turn"], state["due"] = None, None
         events.append({"type": "game_over", "winners": winners})
 
     # -- reading ------------------------------------------------------------------------
@@ -199,14 +417,40 @@ class SorcerersStone(Game):
             "seat": seat,
             "to_act": sorted(self.to_act(state)),
             "turn": state["turn"],
+            "due": state["due"],
             "players": [
-                {"seat": i, "board": p["board"], "waiting": p["waiting"], "fire": p["facts"].get("fire")}
+                {"seat": i, "board": p["board"], "waiting": p["waiting"], "held": p["held"], "started": p["started"],
+                 "facts": {name: p["facts"].get(name) for name in FACTS}}
                 for i, p in enumerate(state["players"])
             ],
-            "boards": {name: BOARDS[name].view(board, seat) for name, board in state["boards"].items()},
+            "boards": {name: self._board(name).view(board, seat) for name, board in state["boards"].items()},
             "winners": None if state["result"] is None else list(state["result"]["winners"]),
-            "options": {"chess_rules": state["options"]["chess_rules"],
-                        "quirrell_path": state["options"]["quirrell_path"]},
+            "reason": None if state["result"] is None else state["result"]["reason"],
+            "options": dict(state["options"]),
+        }
+
+    def determinise(self, view: dict[str, Any], seat: int, rng: Rng) -> State:
+        """A full match consistent with ``seat``'s view: the match's own parts
+        (who is where, turns, waits, facts: all public) from the view, each
+        board rebuilt by its own ``determinise``."""
+        variant = _BY_ID[view["variant"]]
+        players = [{"board": p["board"], "waiting": p["waiting"], "held": p["held"], "started": p["started"],
+                    "facts": {k: v for k, v in p["facts"].items() if v is not None}} for p in view["players"]]
+        result = None
+        if view["winners"] is not None:
+            result = {"winners": list(view["winners"]), "scores": None, "reason": view["reason"]}
+        return {
+            "variant": view["variant"],
+            "mode": "chain" if variant["board"] is None else "individual",
+            "seats": len(view["players"]),
+            "options": clone(view["options"]),
+            "rng": rng.next64(),
+            "turn": view["turn"],
+            "due": view["due"],
+            "players": players,
+            "boards": {name: self._board(name).determinise(board_view, seat, rng)
+                       for name, board_view in view["boards"].items()},
+            "result": result,
         }
 
 
