@@ -2,10 +2,10 @@
 
 from service.engine import Game
 
-from . import casting_stones, quidditch, spells_and_potions
+from . import casting_stones, quidditch, sorcerers_stone, spells_and_potions
 
 
 def all_games() -> dict[str, Game]:
     """Every hosted game by id, in the order they are listed to clients."""
-    games: list[Game] = [casting_stones.GAME, quidditch.GAME, spells_and_potions.GAME]
+    games: list[Game] = [casting_stones.GAME, quidditch.GAME, spells_and_potions.GAME, sorcerers_stone.GAME]
     return {game.id: game for game in games}

@@ -17,11 +17,20 @@ from service.games import all_games
 MAX_ACTIONS = 3000
 
 
+#: Games played at every seat count in every variant (the Sorcerer's Stone's issue asks for each challenge
+#: "by 2, 3 and 4 players"); the others play every variant at the fewest seats and their first at the rest.
+EVERY_SEAT_COUNT = {"sorcerers-stone"}
+
+
 def variants():
     """Every variant at the fewest seats, and the first variant at every other seat count."""
     for game in all_games().values():
         for variant in game.variants:
-            yield pytest.param(game, variant.id, game.min_seats, id=f"{game.id}-{variant.id}-{game.min_seats}")
+            counts = range(game.min_seats, game.max_seats + 1) if game.id in EVERY_SEAT_COUNT else [game.min_seats]
+            for seats in counts:
+                yield pytest.param(game, variant.id, seats, id=f"{game.id}-{variant.id}-{seats}")
+        if game.id in EVERY_SEAT_COUNT:
+            continue
         for seats in range(game.min_seats + 1, game.max_seats + 1):
             variant = game.variants[0].id
             yield pytest.param(game, variant, seats, id=f"{game.id}-{variant}-{seats}")
@@ -56,7 +65,7 @@ def game_fragments(game):
     return view, actions
 
 
-@pytest.mark.parametrize("game, variant, seats", variants())
+@pytest.mark.parametrize("game, variant, seats", list(variants()))
 def test_a_whole_match_through_rest(client, game, variant, seats):
     created = client.post("/v1/matches", json={"game": game.id, "variant": variant, "seats": seats, "seed": 2024})
     assert created.status_code == 201, created.text
@@ -82,7 +91,7 @@ def test_a_whole_match_through_rest(client, game, variant, seats):
     assert len(history) == min(match["version"], 1000)
 
 
-@pytest.mark.parametrize("game, variant, seats", variants())
+@pytest.mark.parametrize("game, variant, seats", list(variants()))
 def test_a_whole_match_through_graphql(client, game, variant, seats):
     view_fragment, action_fragment = game_fragments(game)
     input_field = pascal(game.id)[0].lower() + pascal(game.id)[1:]

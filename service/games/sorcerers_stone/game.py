@@ -228,8 +228,9 @@ class SorcerersStone(Game):
             state["due"] = outcome.next_turn
             events.append({"type": "goes_first", "seat": outcome.next_turn, "board": name})
         if state["mode"] == "individual":
-            if outcome.winner is not None or outcome.closed:
-                self._finish(state, [] if outcome.winner is None else [outcome.winner], events)
+            if outcome.winner is not None or outcome.winners or outcome.closed:
+                won = outcome.winners or ([] if outcome.winner is None else [outcome.winner])
+                self._finish(state, sorted(won), events, reason=outcome.reason)
         else:
             self._hand_over(state, name, outcome, rng, events)
         if state["result"] is None:

@@ -491,13 +491,26 @@ def _cap(board: dict, outcome: Outcome) -> None:
         _end(board, "cap", None, None, outcome)
 
 
+#: The match's result reason for each way a chess game ends (played individually).
+REASONS = {
+    "exited": "A Harry left the board by the far edge.",
+    "checkmate": "Checkmate: the team that mated wins.",
+    "king_captured": "A king was captured: its enemies win.",
+    "board_won": "The board's own side won: no player wins.",
+    "no_players": "Every player's Harry was captured: no player wins.",
+    "stalemate": "Stalemate: a draw, no winner.",
+    "insufficient_material": "Neither side can mate: a draw, no winner.",
+    "seventy_five_moves": "Seventy-five moves without a capture or a pawn move: a draw, no winner.",
+    "cap": "The move cap was reached (house rule): no winner.",
+}
+
+
 def _end(board: dict, reason: str, colour: bool | None, seat: int | None, outcome: Outcome) -> None:
     """The chess game is over.
 
-    Individually: the seat that moved its Harry off the board, or that
-    checkmated (or captured the king), wins; its team-mates get the fact
-    ``checkmated`` too (an Outcome names one winner). A game won by the
-    board's own colour, drawn or capped has no winner.
+    Individually: the seat that moved its Harry off the board wins; a
+    checkmate (or a captured king) wins for the whole team still playing.
+    A game won by the board's own colour, drawn or capped has no winner.
 
     Chained: "When playing a complete game of Chess, play does not begin on
     Quirrell's Challenge until the game is over": every seat still in the
@@ -519,8 +532,10 @@ def _end(board: dict, reason: str, colour: bool | None, seat: int | None, outcom
     for s in playing:
         players[s]["state"] = "done"
     if board["mode"] == "individual":
+        outcome.reason = REASONS["board_won" if seat is None and colour is not None else reason]
         if seat is not None and colour is not None:
             outcome.winner = seat
+            outcome.winners = winners if reason in ("checkmate", "king_captured") else [seat]
         else:
             outcome.closed = True
         return

@@ -423,11 +423,13 @@ def test_checkmate_wins_for_the_team():
     """OBJECT "To be first to capture the other color's king"; CHECKMATE "If a
     player is in check and cannot move in such a way that the king is no
     longer in check ..., the king is in "checkmate" and the game ends."
-    Individually the mating seat wins; its team-mates get ``checkmated`` too."""
+    Individually the whole team still playing wins ("The team that checkmates
+    the other team's king"), and each of its seats gets ``checkmated``."""
     state = state_with("r1b1kb2/8/8/8/8/8/5PPP/6K1 b - - 0 1", [("black", "c8"), ("black", "f8")],
                        rules="complete", hermione="a8")
     state, events = GAME.apply(state, 0, move("a8a1"))
-    assert GAME.result(state)["winners"] == [0]
+    assert GAME.result(state)["winners"] == [0, 1]
+    assert GAME.result(state)["reason"] == "Checkmate: the team that mated wins."
     assert state["players"][1]["facts"] == {"checkmated": True}
     over = [e for e in events if e["type"] == "mcgonagall_game_over"]
     assert over == [{"type": "mcgonagall_game_over", "reason": "checkmate", "winner": "black", "seat": 0}]
@@ -450,7 +452,7 @@ def test_a_king_left_in_check_is_captured_when_a_colour_moves_twice():
     state = state_with("2b1rb1k/8/8/8/8/8/8/4K3 b - - 0 1", [("black", "c8"), ("black", "f8")], rules="complete")
     assert "e8e1" in {a.get("uci") for a in GAME.legal_actions(state, 0)}
     state, _ = GAME.apply(state, 0, move("e8e1"))
-    assert GAME.result(state)["winners"] == [0]
+    assert GAME.result(state)["winners"] == [0, 1]  # the team: both black Harrys are still playing
     assert state["boards"]["mcgonagall"]["over"] == "king_captured"
 
 
@@ -557,9 +559,11 @@ def test_random_games_always_end(variant, seats):
         assert result is not None, (variant, seats, seed)
         board = final["boards"]["mcgonagall"]
         if result["winners"]:
-            (winner,) = result["winners"]
             assert board["over"] in ("exited", "checkmate", "king_captured")
-            assert board["players"][winner]["colour"] == board["winner"]
+            if board["over"] == "exited":
+                assert len(result["winners"]) == 1
+            for winner in result["winners"]:
+                assert board["players"][winner]["colour"] == board["winner"]
         else:
             assert board["over"] in ("no_players", "cap", "stalemate", "insufficient_material",
                                      "seventy_five_moves", "checkmate", "king_captured")
