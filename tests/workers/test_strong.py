@@ -146,6 +146,14 @@ def _same_view_other_hidden(game: Game, state, seat: int):
         hand, deck = other["hands"][opp], other["decks"][opp]
         i = next(i for i, c in enumerate(deck) if c not in hand)
         hand[0], deck[i] = deck[i], hand[0]
+    elif game.id == "sorcerers-stone":
+        # Snape's Challenge: a card of another player's face-down pair for one of the draw pile, and the dice
+        board = other["boards"]["snape"]
+        opp = next(s for s in range(len(board["hands"])) if s != seat and board["hands"][s])
+        hand, deck = board["hands"][opp], board["deck"]
+        i = next(i for i, c in enumerate(deck) if c != hand[0])
+        hand[0], deck[i] = deck[i], hand[0]
+        other["rng"] = (state["rng"] * 6364136223846793005 + 1442695040888963407) % (1 << 64)
     else:
         # Casting Stones hides the dice (the RNG), and in the Advanced Game the other player's private Vault
         other["rng"] = (state["rng"] * 6364136223846793005 + 1442695040888963407) % (1 << 64)
@@ -162,6 +170,8 @@ def _swap_positions(game: Game):
         setups = [("practice-3", 4), ("ritual", 3)]
     elif game.id == "casting-stones":
         setups = [("basic", 2), ("advanced", 2)]
+    elif game.id == "sorcerers-stone":
+        setups = [("snape", 3)]
     else:
         setups = [("standard", 2)]
     for variant, seats in setups:
