@@ -11,6 +11,11 @@ a state. A game without a heuristic here is played uniformly at random.
 * Quidditch: lay the card that fits the ball (Chaser or Keeper on a Quaffle,
   Beater on a Bludger, Seeker on the Snitch), the higher the better, never a
   special card face down; play a special card only against an occupied ball.
+* The Sorcerer's Stone, per board: move as far as the card goes (Hagrid);
+  close rings round other players' areas, not one's own (Sprout); stop on
+  face-down keys (Flitwick); leave by the far edge, else take the most
+  valuable piece, else bring one's Harry forward (McGonagall); keep low
+  potions and claim when no lower one can still be hiding (Snape).
 * Casting Stones: tip Leaners and choose what to re-cast by the probability of
   a winning cast against the opponent's showing cast (enumerating the faces);
   place, swap and knock gems to lengthen its own run of turrets and break the
@@ -207,8 +212,109 @@ def casting_stones(view: View, seat: int, action: Action) -> float:
     return 0.0  # cast, pass, take_card, bring, declare: no preference
 
 
+#: Chess piece values for the Sorcerer's Stone's McGonagall board (a Harry is a player's way through).
+_PIECE_VALUES = {"pawn": 1, "knight": 3, "bishop": 3, "rook": 5, "queen": 9, "king": 20}
+_HARRY_VALUE = 12
+
+
+def _of(items: list[dict], seat: int) -> dict:
+    return next(item for item in items if item["seat"] == seat)
+
+
+def _potion(card: str | None) -> tuple[int, str] | None:
+    """``("5S") -> (5, "S")``; None for an Incantation or an unknown card."""
+    if card and card[-1] in "SR" and card[:-1].isdigit():
+        return int(card[:-1]), card[-1]
+    return None
+
+
+def sorcerers_stone(view: View, seat: int, action: Action) -> float:
+    """One heuristic per board, by the action's board prefix."""
+    kind = action["type"]
+    boards = view["boards"]
+    if kind == "hagrid_move":  # as far as the card goes; through the trapdoor best of all
+        board = boards["hagrid"]
+        position = _of(board["players"], seat)["position"]
+        return 100.0 if position + action["card"] >= board["trapdoor"] else float(action["card"])
+    if kind.startswith("sprout_"):
+        return _sprout(boards["sprout"], seat, action)
+    if kind == "flitwick_move":  # stop where a key still lies face down: the silver one may be there
+        squares = {s["square"]: s for s in boards["flitwick"]["squares"]}
+        return 1.0 if squares[action["to"]]["key"] == "face_down" else 0.0
+    if kind.startswith("mcgonagall_"):
+        return _mcgonagall(boards["mcgonagall"], seat, action)
+    if kind.startswith("snape_"):
+        return _snape(boards["snape"], seat, action)
+    return 0.0  # hagrid_end, quirrell_spin, mirror_flip, flitwick reveals and placements: no preference
+
+
+def _sprout(board: View, seat: int, action: Action) -> float:
+    """Close rings round other players' areas, never round one's own; enter the emptiest area; rob the
+    richest player."""
+    kind = action["type"]
+    areas = {a["area"]: a for a in board["areas"]}
+    if kind == "sprout_place":
+        area = areas[action["area"]]
+        filled = sum(area["filled"])
+        if area["player"] == seat:
+            return -float(filled)
+        return float(filled) if area["player"] is not None else 0.5
+    if kind == "sprout_enter":
+        return -float(sum(areas[action["area"]]["filled"]))
+    if kind == "sprout_steal":
+        return float(_of(board["players"], action["victim"])["hand_size"])
+    return -1.0  # pass
+
+
+def _mcgonagall(board: View, seat: int, action: Action) -> float:
+    """Leave by the far edge when possible; else take the most valuable piece, else bring one's Harry on."""
+    kind = action["type"]
+    if kind == "mcgonagall_exit":
+        return 1000.0
+    if kind != "mcgonagall_move":
+        return 0.0
+    uci = action["uci"]
+    pieces = {p["square"]: p for p in board["pieces"]}
+    taken = pieces.get(uci[2:4])
+    score = 0.0
+    if taken is not None:
+        score += _HARRY_VALUE if taken["seat"] is not None else _PIECE_VALUES.get(taken["kind"], 1)
+    mover = pieces.get(uci[:2])
+    if mover is not None and mover["seat"] == seat:  # my Harry: towards its far rank
+        forward = int(uci[3]) - int(uci[1])
+        score += 0.5 * (forward if mover["colour"] == "white" else -forward)
+    return score
+
+
+def _snape(board: View, seat: int, action: Action) -> float:
+    """Claim when no lower potion can still be hiding; otherwise keep the lowest potions, discard the rest."""
+    kind = action["type"]
+    me = _of(board["players"], seat)
+    if kind == "snape_claim":
+        seen = {c for c in me["cards"] if c} | set(board["discard"]) | set(board["out_of_play"])
+        seen |= {s["card"] for s in board["spaces"] if s["card"]}
+        unseen_lower = 0
+        for card in me["cards"]:
+            potion = _potion(card)
+            if potion is not None:
+                number, suit = potion
+                unseen_lower += sum(1 for n in range(1, number) if f"{n}{suit}" not in seen)
+        # every unseen lower potion might lie face down on the board (where it does not count)
+        face_down = sum(1 for s in board["spaces"] if not s["face_up"])
+        return 10.0 if unseen_lower == 0 else (2.0 if unseen_lower <= face_down // 3 else -5.0)
+    if kind == "snape_discard":
+        potion = _potion(action["name"])
+        return float(potion[0]) if potion is not None else 6.0
+    if kind == "snape_flip":
+        return 1.5  # a card turned face up tells which potions do not count
+    if kind == "snape_drop_out":
+        return -10.0
+    return 1.0
+
+
 SCORERS: dict[str, Callable[[View, int, Action], float]] = {
     "spells-and-potions": spells_and_potions,
     "quidditch": quidditch,
     "casting-stones": casting_stones,
+    "sorcerers-stone": sorcerers_stone,
 }
