@@ -51,6 +51,7 @@ import httpx
 import redis
 
 from service.store.embedded import free_port
+from tests.support.processes import wait_ready
 
 GAMES = ["casting-stones", "quidditch", "spells-and-potions"]
 
@@ -92,7 +93,7 @@ class Fleet:
                                        env=self.env, stdout=log, stderr=log)
             self.services.append((process, f"http://127.0.0.1:{port}"))
         for _, url in self.services:
-            self.wait_ready(url)
+            wait_ready(url)
         self.worker_count = workers
 
     def start_workers(self) -> None:
@@ -100,18 +101,6 @@ class Fleet:
             log = open(self.tmp / f"worker-{n}.log", "w")
             self.workers.append(subprocess.Popen([sys.executable, "-m", "service.cli", "worker"], env=self.env,
                                                  stdout=log, stderr=log))
-
-    @staticmethod
-    def wait_ready(url: str) -> None:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        raise RuntimeError(f"{url} did not become ready")
 
     @property
     def urls(self) -> list[str]:

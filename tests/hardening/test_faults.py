@@ -23,12 +23,12 @@ import threading
 import time
 
 import httpx
-import pytest
 import redis
 
 from service.games import all_games
 from service.store.archive import decode
 from service.store.embedded import EmbeddedRedis, free_port, stop_process
+from tests.support.processes import wait_ready
 
 GAME = "casting-stones"
 #: A request answered later than this counts as a hang (the Redis timeouts are 2 s to connect, 5 s to read).
@@ -48,15 +48,7 @@ class Service:
                  "GRIMOIRE_EMBEDDED_WORKER": "0", "GRIMOIRE_RATE_LIMIT_PER_TOKEN": "0",
                  "GRIMOIRE_RATE_LIMIT_PER_ADDRESS": "0", "GRIMOIRE_LOG_LEVEL": "WARNING"},
             stdout=subprocess.DEVNULL, stderr=self.log)
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{self.base}/readyz", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            assert self.process.poll() is None and time.monotonic() < deadline, "grimoire serve did not start"
-            time.sleep(0.1)
+        wait_ready(self.base, self.process)
 
     def stop(self) -> None:
         stop_process(self.process)

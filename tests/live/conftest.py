@@ -3,11 +3,10 @@
 import os
 import subprocess
 import sys
-import time
 
-import httpx
 import pytest
 from service.store.embedded import free_port
+from tests.support.processes import wait_ready
 
 
 def start_service(redis_url: str, key_prefix: str, **env) -> tuple[subprocess.Popen, str]:
@@ -20,17 +19,12 @@ def start_service(redis_url: str, key_prefix: str, **env) -> tuple[subprocess.Po
              "GRIMOIRE_RATE_LIMIT_PER_ADDRESS": "0", **env},
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
-                return process, url
-        except httpx.HTTPError:
-            pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
-            raise RuntimeError("service process did not start")
-        time.sleep(0.1)
+    try:
+        wait_ready(url, process, timeout=20)
+    except RuntimeError:
+        process.kill()
+        raise
+    return process, url
 
 
 @pytest.fixture(scope="session")

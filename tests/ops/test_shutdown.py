@@ -20,6 +20,7 @@ import time
 import httpx
 
 from service.store.embedded import free_port
+from tests.support.processes import wait_ready
 
 
 def test_sigterm_finishes_requests_in_flight_and_ends_streams(redis_url, key_prefix, tmp_path):
@@ -33,15 +34,7 @@ def test_sigterm_finishes_requests_in_flight_and_ends_streams(redis_url, key_pre
              "GRIMOIRE_STREAM_KEEPALIVE": "1"},
         stdout=subprocess.DEVNULL, stderr=stderr)
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert process.poll() is None and time.monotonic() < deadline, "grimoire serve did not start"
-            time.sleep(0.1)
+        wait_ready(base, process, timeout=20)
 
         with httpx.Client(base_url=base, timeout=10) as http:
             match_id = http.post("/v1/matches", json={"game": "spells-and-potions", "seed": 1},
