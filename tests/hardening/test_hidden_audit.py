@@ -8,8 +8,10 @@ collections, the RNG state) is looked for in everything the reader can get:
 * the events and action of the step, as its history entry (``/history``);
 * an error: the acting seat's legal action sent with the reader's token (an
   error that echoed the action would leak it) -- every step, one reader;
-* at the end, its live stream from the start (NDJSON: what subscriptions
-  send) and its replay, built by a real RQ worker, frame by frame.
+* at the end, its live stream from the start (NDJSON), its GraphQL
+  ``matchEvents`` subscription (graphql-transport-ws, every field of the
+  game's action types) and its replay, built by a real RQ worker, frame by
+  frame.
 
 What is hidden comes from the full state (kept beside the match by applying
 the same actions: the engines are deterministic), per game, below. An
@@ -118,6 +120,26 @@ def check(reader: Reader, version: int, what: str, text: str) -> None:
     assert not leaked, f"seat {reader.seat} reads hidden {sorted(leaked)[:5]} in {what} at version {version}"
 
 
+def subscription_updates(client, game, match_id: str, token: str | None) -> list[dict]:
+    """Every ``matchEvents`` message of a finished match, over graphql-transport-ws, for ``token``'s seat."""
+    from tests.api.test_play_through import game_fragments
+
+    _view, actions = game_fragments(game)
+    query = ("subscription($id: ID!) { matchEvents(matchId: $id, after: 0) { __typename "
+             f"... on MatchEvent {{ version seat events toAct action {{ __typename {actions} }} }} }} }}")
+    updates = []
+    with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
+        ws.send_json({"type": "connection_init", "payload": {"token": token} if token else {}})
+        assert ws.receive_json()["type"] == "connection_ack"
+        ws.send_json({"id": "1", "type": "subscribe", "payload": {"query": query, "variables": {"id": match_id}}})
+        while True:
+            message = ws.receive_json()
+            if message["type"] == "complete":
+                return updates
+            assert message["type"] == "next" and "errors" not in message["payload"], message
+            updates.append(message["payload"]["data"]["matchEvents"])
+
+
 @pytest.mark.parametrize("game_id, variant, seats", CASES)
 def test_nothing_hidden_reaches_a_reader(client, drain, game_id, variant, seats):
     game = all_games()[game_id]
@@ -179,6 +201,10 @@ def test_nothing_hidden_reaches_a_reader(client, drain, game_id, variant, seats)
             assert [m["version"] for m in actions] == list(range(1, version + 1))
             for message in actions:
                 check(reader, message["version"], "the stream", json.dumps(message))
+            updates = subscription_updates(client, game, match_id, reader.token)
+            assert [u["version"] for u in updates] == list(range(1, version + 1))
+            for update in updates:
+                check(reader, update["version"], "the GraphQL subscription", json.dumps(update))
             if reader.seat is None:
                 continue  # the spectator replay shows everything, by design, once the match is over
             started = client.post(f"/v1/matches/{match_id}/replays", json={"seat": reader.seat})
