@@ -13,13 +13,13 @@ from __future__ import annotations
 import json
 import time
 
-import jsonschema
 import pytest
 
-from service.engine import Game, IllegalAction, Rng, clone
+from service.engine import IllegalAction, Rng, clone
 from service.games.sorcerers_stone import GAME
 from service.games.sorcerers_stone import flitwick as fw
 from tests.games.contract import PROPERTY_GAMES, check_contract, random_playout
+from tests.games.sorcerers_stone.helpers import board_types, check_board_schema
 
 SPACES = fw.SIZE * fw.SIZE
 
@@ -481,34 +481,9 @@ def test_contract(seats):
 
 def test_schema_is_in_the_api_subset():
     """The GraphQL generator accepts the board's actions and view on their own."""
-    from schema.game_types import GameTypes
-
-    class OnlyFlitwick(Game):
-        id = "flitwick-only"
-        title = "Flitwick only"
-        schema = {"options": {"type": "object", "properties": {}, "additionalProperties": False},
-                  "actions": fw.SCHEMA["actions"],
-                  "view": {"type": "object", "properties": {"board": fw.SCHEMA["view"]},
-                           "required": ["board"], "additionalProperties": False}}
-
-    types = GameTypes(OnlyFlitwick())
+    types = board_types(fw)
     assert set(types.action_types) == {"flitwick_reveal", "flitwick_place", "flitwick_move", "flitwick_stay"}
-
-    def walk(node, top):
-        if isinstance(node, dict):
-            if node.get("type") == "object" and not top:
-                assert node.get("title", "").startswith("Flitwick") and node["additionalProperties"] is False
-                for key, prop in node["properties"].items():
-                    assert key == "type" or key == "seat" or "description" in prop, key
-            for value in node.values():
-                walk(value, False)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value, False)
-
-    walk(fw.SCHEMA, True)
-    for action in fw.SCHEMA["actions"].values():
-        jsonschema.Draft202012Validator.check_schema(action)
+    check_board_schema(fw, undescribed=("type", "seat"))
 
 
 def test_walks_are_enumerated_quickly():

@@ -11,13 +11,13 @@ from __future__ import annotations
 import time
 
 import chess
-import jsonschema
 import pytest
 
-from service.engine import Game, Rng
+from service.engine import Rng
 from service.games.sorcerers_stone import GAME
 from service.games.sorcerers_stone import mcgonagall as mc
 from tests.games.contract import PROPERTY_GAMES, check_contract, random_playout
+from tests.games.sorcerers_stone.helpers import board_types, check_board_schema
 
 VARIANT = {"abbreviated": "mcgonagall", "complete": "mcgonagall-complete"}
 
@@ -67,38 +67,12 @@ def test_contract(variant, seats):
     check_contract(GAME, variant, seats, range(1), view_every=5)
 
 
-class _ChessOnly(Game):
-    """The Sorcerer's Stone schema limited to this board (the other boards are
-    checked by their own tests)."""
-    id = "mcgonagall-check"
-    schema = {"options": {"type": "object", "properties": {}, "additionalProperties": False},
-              "actions": mc.SCHEMA["actions"], "view": mc.SCHEMA["view"]}
-
-
 def test_schema_is_in_the_api_subset():
     """The GraphQL generator accepts the board's actions and view; every object
     is titled Mcgonagall..., closed, and its fields are described."""
-    from schema.game_types import GameTypes
-    types = GameTypes(_ChessOnly())
+    types = board_types(mc)
     assert set(types.action_types) == {"mcgonagall_replace", "mcgonagall_move", "mcgonagall_exit", "mcgonagall_pass"}
-
-    def walk(node, key=None):
-        if isinstance(node, dict):
-            if node.get("type") == "object" or node.get("type") == ["object", "null"]:
-                assert node["title"].startswith("Mcgonagall"), node
-                assert node["additionalProperties"] is False
-                for name, prop in node["properties"].items():
-                    assert name == "type" or prop.get("description"), (node["title"], name)
-            if "enum" in node and "title" in node:
-                assert node["title"].startswith("Mcgonagall")
-            for k, v in node.items():
-                walk(v, k)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-    walk(mc.SCHEMA)
-    for schema in mc.SCHEMA["actions"].values():
-        jsonschema.Draft202012Validator.check_schema(schema)
+    check_board_schema(mc)
 
 
 # -- perft -------------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from service.games.sorcerers_stone import GAME, SorcerersStone
 from service.games.sorcerers_stone import sprout as sp
 from service.games.sorcerers_stone.board import Outcome
 from tests.games.contract import PROPERTY_GAMES, check_contract, random_playout
+from tests.games.sorcerers_stone.helpers import check_board_schema
 
 SHAPE = {shape: space for space, shape in enumerate(sp.RING)}
 
@@ -610,20 +611,7 @@ def test_contract_of_the_chain_with_late_arrivals():
 def test_schema_titles_and_descriptions():
     """Every object has a Sprout... title and ``additionalProperties: false``;
     every field is described; the view schema validates views."""
-    def walk(node, key=None):
-        if isinstance(node, dict):
-            if node.get("type") == "object":
-                assert node["title"].startswith("Sprout") and node["additionalProperties"] is False, node
-                for name, prop in node["properties"].items():
-                    assert name == "type" or prop.get("description"), (node["title"], name)
-            if "enum" in node and node.get("title"):
-                assert node["title"].startswith("Sprout")
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-    walk(sp.SCHEMA)
+    check_board_schema(sp)
     assert set(sp.SCHEMA["actions"]) == {"sprout_enter", "sprout_steal", "sprout_place", "sprout_pass"}
     assert sp.SCHEMA["view"]["properties"]["ring"]["items"]["enum"] == sp.RING
     state, _ = entered(3, [0, 1, 2])
