@@ -74,9 +74,14 @@ class Outcome:
     wait: dict[int, int] = field(default_factory=dict)
     #: Individually: the seat that won this challenge's own game.
     winner: int | None = None
-    #: Individually: every seat that won, when several win together (a chess team); overrides ``winner``.
+    #: Individually: every seat that won, when several win together (a chess team); else use ``winner``.
     winners: list[int] = field(default_factory=list)
     #: Why the board's game ended, in a sentence a player understands (shown as the match's result reason).
     reason: str | None = None
     #: The board is over for everyone (every seat still here is done with it).
     closed: bool = False
+
+    @property
+    def won(self) -> list[int]:
+        """The seats that won with this action (``winners``, else ``[winner]``), sorted; empty if none."""
+        return sorted(self.winners or ([] if self.winner is None else [self.winner]))

@@ -228,9 +228,8 @@ class SorcerersStone(Game):
             state["due"] = outcome.next_turn
             events.append({"type": "goes_first", "seat": outcome.next_turn, "board": name})
         if state["mode"] == "individual":
-            if outcome.winner is not None or outcome.winners or outcome.closed:
-                won = outcome.winners or ([] if outcome.winner is None else [outcome.winner])
-                self._finish(state, sorted(won), events, reason=outcome.reason)
+            if outcome.won or outcome.closed:
+                self._finish(state, outcome.won, events, reason=outcome.reason)
         else:
             self._hand_over(state, name, outcome, rng, events)
         if state["result"] is None:
@@ -291,9 +290,9 @@ class SorcerersStone(Game):
 
     def _hand_over(self, state: State, name: str, outcome: Outcome, rng: Rng, events: list[Event]) -> None:
         """The chained game: seats that completed board ``name`` go to the next one."""
-        if name == "mirror" and outcome.winner is not None:
+        if name == "mirror" and outcome.won:
             # "If this player reveals the Sorcerer's Stone, he/she wins the game."
-            self._finish(state, [outcome.winner], events)
+            self._finish(state, outcome.won, events)
             return
         moving = list(outcome.finished)
         if outcome.closed:

@@ -534,7 +534,6 @@ def _end(board: dict, reason: str, colour: bool | None, seat: int | None, outcom
     if board["mode"] == "individual":
         outcome.reason = REASONS["board_won" if seat is None and colour is not None else reason]
         if seat is not None and colour is not None:
-            outcome.winner = seat
             outcome.winners = winners if reason in ("checkmate", "king_captured") else [seat]
         else:
             outcome.closed = True
