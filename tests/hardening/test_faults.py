@@ -107,6 +107,15 @@ class Player(threading.Thread):
                     self.accepted[sent.json()["version"]] = action
 
 
+def start_players(base: str, matches: list[tuple[str, list[str]]]) -> tuple[threading.Event, list[Player]]:
+    """One Player per match, started; set the event to stop them."""
+    stop = threading.Event()
+    players = [Player(base, match_id, tokens, stop) for match_id, tokens in matches]
+    for player in players:
+        player.start()
+    return stop, players
+
+
 def logged_actions(http: httpx.Client, match_id: str, tokens: list[str]) -> dict[int, dict]:
     """Every accepted action of a match by version, read back through the history (each seat sees its own)."""
     actions: dict[int, dict] = {}
@@ -124,10 +133,7 @@ def test_redis_stopped_under_load_gets_503_and_recovers_within_2s(tmp_path, key_
     try:
         with httpx.Client(base_url=service.base, timeout=HANG_SECONDS) as http:
             matches = [new_match(http, seed) for seed in range(4)]
-            stop = threading.Event()
-            players = [Player(service.base, m, t, stop) for m, t in matches]
-            for player in players:
-                player.start()
+            stop, players = start_players(service.base, matches)
             time.sleep(1.5)
             before = sum(len(p.accepted) for p in players)
             assert before > 0, "no action was accepted before the fault"
@@ -185,16 +191,11 @@ def stored_match(client: redis.Redis, prefix: str, match_id: str) -> tuple[dict,
 
 
 def test_a_service_killed_mid_request_leaves_no_half_written_match(tmp_path, redis_url, key_prefix):
-
-
     games = all_games()
     service = Service(redis_url, key_prefix, tmp_path / "serve.log")
     with httpx.Client(base_url=service.base, timeout=HANG_SECONDS) as http:
         matches = [new_match(http, seed) for seed in range(6)]
-    stop = threading.Event()
-    players = [Player(service.base, m, t, stop) for m, t in matches]
-    for player in players:
-        player.start()
+    stop, players = start_players(service.base, matches)
     time.sleep(1.5)
     service.process.send_signal(signal.SIGKILL)  # mid-request: six players keep several requests in flight
     service.process.wait(10)
