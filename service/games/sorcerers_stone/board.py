@@ -50,7 +50,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-Event = dict[str, Any]
+from service.engine import Event
 
 
 @dataclass
