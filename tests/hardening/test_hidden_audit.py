@@ -24,22 +24,13 @@ reader owns too, or a card it looked at may be named later).
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
 from service.engine import Rng
 from service.games import all_games
 from tests.games.quidditch.invariants import hidden_ids as quidditch_hidden
-from tests.games.spells_and_potions.helpers import hidden_from as spells_hidden
-
-_JSON_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
-
-
-def strings_in(text: str) -> set[str]:
-    """Every JSON string in ``text`` (keys included), exactly: ``fire-1`` is not ``fire-10``."""
-    return set(_JSON_STRING.findall(text))
-
+from tests.games.spells_and_potions.helpers import hidden_from as spells_hidden, strings_in
 
 def casting_stones_hidden(state: dict, seat: int | None) -> set[str]:
     """000, THE VAULT (ADVANCED): "What is stored in your Vault is for you and you alone"; a brought
@@ -115,8 +106,9 @@ class Reader:
         self.secrets_at: dict[int, set[str]] = {}  # version -> what was hidden from it then
 
 
-def check(reader: Reader, version: int, what: str, text: str) -> None:
-    leaked = reader.secrets_at[version] & strings_in(text)
+def check(reader: Reader, version: int, what: str, data) -> None:
+    """No string inside the JSON ``data`` the reader got is hidden from it at ``version``."""
+    leaked = reader.secrets_at[version] & strings_in(data)
     assert not leaked, f"seat {reader.seat} reads hidden {sorted(leaked)[:5]} in {what} at version {version}"
 
 
@@ -162,15 +154,15 @@ def test_nothing_hidden_reaches_a_reader(client, drain, game_id, variant, seats)
             reader.secrets_at[version] = (hidden_from(state, reader.seat) - reader.seen) | {rng_state}
             match = client.get(f"/v1/matches/{match_id}", headers=auth(reader.token))
             assert match.status_code == 200 and match.json()["version"] == version
-            check(reader, version, "the view", match.text)
-            reader.seen |= strings_in(json.dumps(match.json()["view"]))
-            legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=auth(reader.token)).text
+            check(reader, version, "the view", match.json())
+            reader.seen |= strings_in(match.json()["view"])
+            legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=auth(reader.token)).json()
             check(reader, version, "the legal actions", legal)
             if version:
                 entry = client.get(f"/v1/matches/{match_id}/history", params={"after": version - 1},
                                    headers=auth(reader.token)).json()["entries"]
                 assert [e["version"] for e in entry] == [version]
-                check(reader, version, "the history", json.dumps(entry))
+                check(reader, version, "the history", entry)
             audited += 1
         if game.result(state) is not None or version >= MAX_STEPS.get(variant, DEFAULT_MAX_STEPS):
             break
@@ -182,14 +174,14 @@ def test_nothing_hidden_reaches_a_reader(client, drain, game_id, variant, seats)
             refused = client.post(f"/v1/matches/{match_id}/actions", json={"action": action},
                                   headers={**auth(prober.token), "If-Match": f'"{version}"'})
             assert refused.status_code == 409, refused.text
-            check(prober, version, "an error", refused.text)
+            check(prober, version, "an error", refused.json())
         accepted = client.post(f"/v1/matches/{match_id}/actions", json={"action": action},
                                headers={**auth(tokens[seat]), "If-Match": f'"{version}"'})
         assert accepted.status_code == 200, accepted.text
         state, events = game.apply(state, seat, action)
         version += 1
         for reader in readers:  # what a step shows a reader privately ("look at a card") it knows from then on
-            reader.seen |= {x for e in events if reader.seat in e.get("audience", ()) for x in strings_in(json.dumps(e))}
+            reader.seen |= {x for e in events if reader.seat in e.get("audience", ()) for x in strings_in(e)}
 
     finished = game.result(state) is not None
     for reader in readers:
@@ -200,11 +192,11 @@ def test_nothing_hidden_reaches_a_reader(client, drain, game_id, variant, seats)
             actions = [m for m in messages if m["type"] == "action"]
             assert [m["version"] for m in actions] == list(range(1, version + 1))
             for message in actions:
-                check(reader, message["version"], "the stream", json.dumps(message))
+                check(reader, message["version"], "the stream", message)
             updates = subscription_updates(client, game, match_id, reader.token)
             assert [u["version"] for u in updates] == list(range(1, version + 1))
             for update in updates:
-                check(reader, update["version"], "the GraphQL subscription", json.dumps(update))
+                check(reader, update["version"], "the GraphQL subscription", update)
             if reader.seat is None:
                 continue  # the spectator replay shows everything, by design, once the match is over
             started = client.post(f"/v1/matches/{match_id}/replays", json={"seat": reader.seat})
@@ -213,5 +205,5 @@ def test_nothing_hidden_reaches_a_reader(client, drain, game_id, variant, seats)
             replay = client.get(f"/v1/replays/{started.json()['id']}").json()["replay"]
             assert replay["verified"] and len(replay["frames"]) == version + 1
             for frame in replay["frames"]:
-                check(reader, frame["version"], "the replay", json.dumps(frame))
+                check(reader, frame["version"], "the replay", frame)
     print(f"{game_id}/{variant}/{seats}: {version} steps, {audited} reader-states audited")
