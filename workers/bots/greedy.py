@@ -217,10 +217,6 @@ _PIECE_VALUES = {"pawn": 1, "knight": 3, "bishop": 3, "rook": 5, "queen": 9, "ki
 _HARRY_VALUE = 12
 
 
-def _of(items: list[dict], seat: int) -> dict:
-    return next(item for item in items if item["seat"] == seat)
-
-
 def _potion(card: str | None) -> tuple[int, str] | None:
     """``("5S") -> (5, "S")``; None for an Incantation or an unknown card."""
     if card and card[-1] in "SR" and card[:-1].isdigit():
@@ -234,7 +230,7 @@ def sorcerers_stone(view: View, seat: int, action: Action) -> float:
     boards = view["boards"]
     if kind == "hagrid_move":  # as far as the card goes; through the trapdoor best of all
         board = boards["hagrid"]
-        position = _of(board["players"], seat)["position"]
+        position = _player(board, seat)["position"]
         return 100.0 if position + action["card"] >= board["trapdoor"] else float(action["card"])
     if kind.startswith("sprout_"):
         return _sprout(boards["sprout"], seat, action)
@@ -262,7 +258,7 @@ def _sprout(board: View, seat: int, action: Action) -> float:
     if kind == "sprout_enter":
         return -float(sum(areas[action["area"]]["filled"]))
     if kind == "sprout_steal":
-        return float(_of(board["players"], action["victim"])["hand_size"])
+        return float(_player(board, action["victim"])["hand_size"])
     return -1.0  # pass
 
 
@@ -289,7 +285,7 @@ def _mcgonagall(board: View, seat: int, action: Action) -> float:
 def _snape(board: View, seat: int, action: Action) -> float:
     """Claim when no lower potion can still be hiding; otherwise keep the lowest potions, discard the rest."""
     kind = action["type"]
-    me = _of(board["players"], seat)
+    me = _player(board, seat)
     if kind == "snape_claim":
         seen = {c for c in me["cards"] if c} | set(board["discard"]) | set(board["out_of_play"])
         seen |= {s["card"] for s in board["spaces"] if s["card"]}
