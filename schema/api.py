@@ -21,13 +21,16 @@ from strawberry.extensions import (
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
-from service.engine import Game, RuleError
+from service.engine import BOARD_SEAT_NOTE as BOARD_NOTE, Game, RuleError
 from service.store import Match, MatchStore, StoreError
 from service.store.bots import add_bot as store_add_bot, create_match as store_create_match
 
 from . import live, problems
 from .cost import max_cost_rule
 from .game_types import GameTypes, pascal
+
+#: How an acting ``seat`` field documents the board itself (service.engine.BOARD_SEAT).
+ACTED = f"The seat that acted; {BOARD_NOTE}"
 
 
 def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int = 2000,
@@ -117,7 +120,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
     @strawberry.type(description="An accepted action, as the reader's seat may see it.")
     class HistoryEntry:
         version: int
-        seat: int
+        seat: int = strawberry.field(description=ACTED)
         action: Optional[GameAction] = strawberry.field(description="Shown only to the seat that acted.")
         events: list[JSON]
 
@@ -162,7 +165,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         def seats(self) -> list[Seat]:
             return [Seat(seat=s.index, name=s.name, joined=s.joined, bot=s.bot) for s in self.record.seats]
 
-        @strawberry.field(description="The seats the game waits on.")
+        @strawberry.field(description=f"The seats the game waits on; {BOARD_NOTE}")
         def to_act(self) -> list[int]:
             return self.record.acting
 
@@ -194,11 +197,11 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
     class MatchEvent:
         match_id: strawberry.ID
         version: int
-        seat: int = strawberry.field(description="The seat that acted.")
+        seat: int = strawberry.field(description=ACTED)
         action: Optional[GameAction] = strawberry.field(description="Shown only to the seat that acted.")
         events: list[JSON]
         status: MatchStatusEnum
-        to_act: list[int] = strawberry.field(description="The seats the game now waits on.")
+        to_act: list[int] = strawberry.field(description=f"The seats the game now waits on; {BOARD_NOTE}")
         at: float = strawberry.field(description="When the action was accepted, in milliseconds since the epoch.")
 
     @strawberry.type(description="One of your matches now waits on your seat, or has ended.")
@@ -207,7 +210,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         seat: int
         version: int
         status: MatchStatusEnum
-        to_act: list[int]
+        to_act: list[int] = strawberry.field(description=f"The seats the game now waits on; {BOARD_NOTE}")
         your_turn: bool
 
     def match_event(update: dict, game_id: str) -> MatchEvent:
@@ -255,14 +258,14 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
                                  "reader may see it (version 0: the set-up).")
     class ReplayFrame:
         version: int
-        seat: Optional[int] = strawberry.field(description="The seat that acted; null for the set-up.")
+        seat: Optional[int] = strawberry.field(description=f"The seat that acted; null for the set-up; {BOARD_NOTE}")
         action: Optional[GameAction] = strawberry.field(
             description="The action: shown to the seat that acted, and in the spectator replay.")
         events: list[JSON]
         view: GameView
         views: Optional[list[GameView]] = strawberry.field(
             description="Spectator replay only: every seat's view.")
-        to_act: list[int]
+        to_act: list[int] = strawberry.field(description=f"The seats the game waits on; {BOARD_NOTE}")
         auto: Optional[AutoAction]
 
     @strawberry.type(description="A re-computed difference between what was stored and the replayed match.")

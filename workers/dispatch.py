@@ -11,6 +11,9 @@ Job ids are derived from what they do, and enqueued with ``unique=True``:
   acts at ``version``. A second enqueue of the same id is refused by RQ, and
   the job itself submits at ``version`` through the store's compare-and-set
   with an idempotency key of (version, seat): a move is never played twice.
+  The board itself (``BOARD_SEAT``, -1: McGonagall's colour that no player
+  holds) is played the same way by the ``board`` bot, with ``board`` in
+  place of the seat number (``...-<version>-board``).
 * ``<prefix>-timer-<match>-<version>-<seat>``: the turn timer of ``seat``.
 * ``<prefix>-replay-<match>-<seat|spectator>``: a replay.
 
@@ -37,8 +40,11 @@ from rq import Queue
 from rq.exceptions import DuplicateJobError, NoSuchJobError
 from rq.job import Job, JobStatus
 
+from service.engine import BOARD_SEAT
 from service.logs import job_meta
 from service.store import Match, MatchNotFinished, MatchNotFound, NoSuchSeat, ReplayNotFound
+
+from . import bots
 
 log = logging.getLogger("grimoire.workers")
 
@@ -58,8 +64,16 @@ def queue_names(prefix: str) -> dict[str, str]:
 
 
 def bot_job_id(prefix: str, match_id: str, version: int, seat: int, attempt: int = 0) -> str:
-    base = f"{_safe(prefix)}-bot-{match_id}-{version}-{seat}"
+    base = f"{_safe(prefix)}-bot-{match_id}-{version}-{'board' if seat == BOARD_SEAT else seat}"
     return base if attempt == 0 else f"{base}-r{attempt}"
+
+
+def bot_level(match: Match, seat: int) -> str | None:
+    """The bot level that plays ``seat``: the seat's bot, the ``board`` bot for the board itself
+    (``BOARD_SEAT``: never ``match.seats[-1]``, which is the last seat), None for a human seat."""
+    if seat == BOARD_SEAT:
+        return bots.BOARD_LEVEL
+    return match.seats[seat].bot
 
 
 def timer_job_id(prefix: str, match_id: str, version: int, seat: int) -> str:
@@ -75,8 +89,8 @@ class Dispatcher:
 
     As a store listener (``store.listeners.append(dispatcher)``) it is called
     after every accepted action and join: it enqueues a move for each bot seat
-    the match now waits on, and a turn timer for each other seat when the match
-    has one. ``connection`` is a synchronous Redis client without
+    the match now waits on (and for the board itself, ``BOARD_SEAT``), and a
+    turn timer for each human seat when the match has one. ``connection`` is a synchronous Redis client without
     ``decode_responses`` (RQ's requirement).
     """
 
@@ -98,10 +112,10 @@ class Dispatcher:
     async def __call__(self, match: Match) -> None:
         if match.status != "active":
             return
-        bots = [s for s in match.to_act if match.seats[s].bot is not None]
-        timed = [s for s in match.to_act if match.seats[s].bot is None] if match.turn_seconds else []
-        if bots or timed:
-            await asyncio.to_thread(self._enqueue, match.id, match.version, bots, timed, match.turn_seconds)
+        played = [s for s in match.to_act if bot_level(match, s) is not None]
+        timed = [s for s in match.to_act if bot_level(match, s) is None] if match.turn_seconds else []
+        if played or timed:
+            await asyncio.to_thread(self._enqueue, match.id, match.version, played, timed, match.turn_seconds)
 
     def _enqueue(self, match_id: str, version: int, bots: list[int], timed: list[int], seconds: int | None) -> None:
         for seat in bots:
@@ -120,7 +134,8 @@ class Dispatcher:
                                    job_id=bot_job_id(self.prefix, match_id, version, seat, attempt), unique=True,
                                    meta=job_meta(),  # the request that led to this move names it in the logs
                                    result_ttl=JOB_MEMORY, failure_ttl=JOB_MEMORY, ttl=JOB_MEMORY,
-                                   description=f"bot move: match {match_id} v{version} seat {seat}")
+                                   description=f"bot move: match {match_id} v{version} "
+                                               f"{'the board' if seat == BOARD_SEAT else f'seat {seat}'}")
         except DuplicateJobError:
             return False
         return True
@@ -155,7 +170,7 @@ class Dispatcher:
                 self.done(match_id, version, seat)
                 continue
             if (match.status != "active" or match.version != version or seat not in match.to_act
-                    or match.seats[seat].bot is None):
+                    or bot_level(match, seat) is None):
                 self.done(match_id, version, seat)  # it acted (or cannot any more)
                 continue
             attempt = int(self.connection.hget(self.attempts_key, member) or 0)

@@ -6,7 +6,9 @@
     it gives the bot its seat's view and legal actions -- nothing else -- and
     submits the choice through :meth:`MatchStore.submit` at ``version``, with an
     idempotency key of (version, seat): a version conflict is not an error (the
-    move that won the race enqueued whatever comes next).
+    move that won the race enqueued whatever comes next). ``seat`` may be
+    ``BOARD_SEAT``: the board itself, played by the ``board`` bot from the
+    spectator's view and the board's legal actions.
 ``turn_timeout(match_id, version, seat)``
     The turn timer: if ``seat`` has not acted since ``version`` and is still to
     act, play its default -- a ``pass`` where one is legal, else the ``random``
@@ -29,7 +31,10 @@ from typing import Any
 from service.metrics import time_bot_move
 from service.store import MatchNotFound, VersionConflict
 
+from service.engine import BOARD_SEAT
+
 from . import bots
+from .dispatch import bot_level
 from .replay import build_replay as replay_of
 from .runtime import runtime
 
@@ -39,6 +44,16 @@ log = logging.getLogger("grimoire.workers")
 def _rng(match_id: str, version: int, seat: int, salt: str) -> random.Random:
     """The bot's randomness: the same for a retry of the same move, unknown to the players."""
     return random.Random(f"{match_id}|{version}|{seat}|{salt}")
+
+
+def _salt(match, seat: int) -> str:
+    """A secret of the match the players cannot read: the bot seat's thrown-away token hash; for the
+    board itself (no seat, no token) the match's seed, shown only once the match is over, so nobody
+    foresees how the lot breaks the board's ties -- unless the creator chose the seed, which makes every
+    draw of the match foreseeable anyway (as the board's lot was when the rules drew it)."""
+    if seat == BOARD_SEAT:
+        return str(match.seed)
+    return match.seats[seat].token_hash or ""
 
 
 def play_bot(match_id: str, version: int, seat: int) -> dict[str, Any]:
@@ -54,13 +69,13 @@ async def _play_bot(match_id: str, version: int, seat: int) -> dict[str, Any]:
         except MatchNotFound:
             dispatcher.done(match_id, version, seat)
             return {"outcome": "gone"}
-        level = match.seats[seat].bot
+        level = bot_level(match, seat)
         if match.status != "active" or match.version != version or seat not in match.to_act or level is None:
             dispatcher.done(match_id, version, seat)
             return {"outcome": "stale", "version": match.version}
-        bot_input = bots.BotInput(game=match.game.id, seat=seat, view=match.view(seat),
+        bot_input = bots.BotInput(game=match.game.id, seat=seat, view=match.view(bots.viewer(seat)),
                                   legal_actions=match.legal_actions(seat))
-        salt = match.seats[seat].token_hash or ""
+        salt = _salt(match, seat)
         try:
             with time_bot_move(match.game.id):
                 action = bots.choose(level, bot_input, _rng(match_id, version, seat, salt))

@@ -24,6 +24,18 @@ lives inside the game's State. The service drives a game through five calls:
     A full state consistent with ``seat``'s view, hidden parts sampled; only
     the ``strong`` bot level calls it, on its own samples.
 
+The board as an actor
+---------------------
+A game may wait on the board itself rather than on a seat (McGonagall's
+chess: the colour no player holds). It names it with :data:`BOARD_SEAT`
+(``-1``): ``to_act(state)`` then contains ``BOARD_SEAT``,
+``legal_actions(state, BOARD_SEAT)`` lists the board's actions and
+``apply(state, BOARD_SEAT, action)`` plays one. Generic drivers (random
+playouts, replays, searches) need nothing special: they play whoever is in
+``to_act``. Only trusted server-side callers act as the board -- the bot
+worker job, with ``acting_seat=BOARD_SEAT`` -- and no token ever maps to it.
+Never index a list of seats with it: ``seats[-1]`` is silently the last seat.
+
 Data shapes
 -----------
 State
@@ -72,6 +84,12 @@ from .errors import IllegalAction, InvalidOptions, MalformedAction, MatchFinishe
 State = dict[str, Any]
 Action = dict[str, Any]
 Event = dict[str, Any]
+
+#: The board itself as an actor of the match (see "The board as an actor" above): not a seat.
+BOARD_SEAT = -1
+#: How both APIs document ``BOARD_SEAT`` wherever ``to_act`` or an acting seat may hold it.
+BOARD_SEAT_NOTE = ("-1: the board itself, played by the bot workers (McGonagall's chess: the colour no player "
+                   "holds).")
 
 
 @dataclass(frozen=True)
@@ -264,7 +282,10 @@ class Game:
         if self.result(state) is not None:
             raise MatchFinished("The match is over.")
         action = self.check_action(action)
-        if seat not in self.to_act(state):
+        waiting = self.to_act(state)
+        if seat not in waiting:
+            if BOARD_SEAT in waiting:
+                raise NotYourTurn("It is the board's move: the bot workers play it, nobody else can.")
             raise NotYourTurn("It is not your turn to act.")
         if not self.is_legal(state, seat, action):
             raise IllegalAction(self.explain_illegal(state, seat, action))

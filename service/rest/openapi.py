@@ -8,7 +8,7 @@ test fails when that file is stale.
 
 from typing import Any
 
-from service.engine import Game
+from service.engine import BOARD_SEAT_NOTE, Game
 
 from service.store.bots import BOT_LEVELS
 
@@ -37,6 +37,10 @@ _MATCH_ID = {"name": "match_id", "in": "path", "required": True,
              "schema": {"type": "string", "minLength": 1, "maxLength": 64}}
 _AUTH = [{}, {"seatToken": []}]
 _COMMON = ("malformed_request", "payload_too_large", "rate_limited", "service_unavailable")
+#: ``to_act`` everywhere, and the seat that acted: either may be the board itself (BOARD_SEAT).
+_TO_ACT = {"type": "array", "items": {"type": "integer"},
+           "description": f"The seats the game waits on; {BOARD_SEAT_NOTE}"}
+_ACTED = {"type": "integer", "description": f"The seat that acted; {BOARD_SEAT_NOTE}"}
 
 
 def _json(schema: dict, description: str, headers: dict | None = None) -> dict:
@@ -145,7 +149,7 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                 "options": {"type": "object"},
                 "seed": {"type": ["integer", "null"], "description": "Revealed once the match is finished."},
                 "seats": {"type": "array", "items": _ref("Seat")},
-                "to_act": {"type": "array", "items": {"type": "integer"}},
+                "to_act": _TO_ACT,
                 "my_seat": {"type": ["integer", "null"]},
                 "result": _ref("Result"),
                 "view": _ref("GameView"),
@@ -182,7 +186,7 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
         },
         "HistoryEntry": {
             "type": "object", "required": ["version", "seat", "action", "events", "at"],
-            "properties": {"version": {"type": "integer"}, "seat": {"type": "integer"},
+            "properties": {"version": {"type": "integer"}, "seat": _ACTED,
                            "action": {"oneOf": [{"type": "null"}, _ref("GameAction")],
                                       "description": "Shown only to the seat that acted."},
                            "events": {"type": "array", "items": {"type": "object"}},
@@ -192,19 +196,19 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
             "type": "object",
             "required": ["match_id", "version", "seat", "action", "events", "status", "to_act", "at"],
             "properties": {"match_id": {"type": "string"}, "version": {"type": "integer"},
-                           "seat": {"type": "integer", "description": "The seat that acted."},
+                           "seat": _ACTED,
                            "action": {"oneOf": [{"type": "null"}, _ref("GameAction")],
                                       "description": "Shown only to the seat that acted."},
                            "events": {"type": "array", "items": {"type": "object"}},
                            "status": {"type": "string", "enum": ["active", "finished"]},
-                           "to_act": {"type": "array", "items": {"type": "integer"}},
+                           "to_act": _TO_ACT,
                            "at": {"type": "integer", "description": "Accepted at, in ms since the epoch."}},
         },
         "TurnNotice": {
             "type": "object", "required": ["match_id", "seat", "version", "status", "to_act", "your_turn"],
             "properties": {"match_id": {"type": "string"}, "seat": {"type": "integer"}, "version": {"type": "integer"},
                            "status": {"type": "string", "enum": ["active", "finished"]},
-                           "to_act": {"type": "array", "items": {"type": "integer"}},
+                           "to_act": _TO_ACT,
                            "your_turn": {"type": "boolean"}},
         },
         "AddBot": {
@@ -236,13 +240,14 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
             "type": "object", "required": ["version", "seat", "action", "events", "view", "to_act", "auto"],
             "properties": {
                 "version": {"type": "integer"},
-                "seat": {"type": ["integer", "null"], "description": "The seat that acted; null for the set-up."},
+                "seat": {"type": ["integer", "null"],
+                         "description": f"The seat that acted; null for the set-up; {BOARD_SEAT_NOTE}"},
                 "action": {"oneOf": [{"type": "null"}, _ref("GameAction")],
                            "description": "Shown to the seat that acted, and in the spectator replay."},
                 "events": {"type": "array", "items": {"type": "object"}},
                 "view": _ref("GameView"),
                 "views": {"type": "array", "items": _ref("GameView"), "description": "Spectator replay: every seat's."},
-                "to_act": {"type": "array", "items": {"type": "integer"}},
+                "to_act": _TO_ACT,
                 "auto": _ref("AutoAction"),
             },
         },

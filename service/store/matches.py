@@ -92,7 +92,7 @@ class Match:
     seats: list[Seat]
     version: int
     status: str  # "waiting" for players, "active", or "finished"
-    to_act: list[int]
+    to_act: list[int]  # may hold BOARD_SEAT (-1): the board itself, not a seat: never index ``seats`` with it
     result: dict[str, Any] | None
     state: dict[str, Any]
     created: int
@@ -130,7 +130,7 @@ class Accepted:
 @dataclass
 class HistoryEntry:
     version: int
-    seat: int
+    seat: int  # BOARD_SEAT (-1) for the board itself
     action: dict[str, Any] | None  # shown only to the seat that acted
     events: list[dict[str, Any]]
     at: int
@@ -236,7 +236,10 @@ class MatchStore:
         """Claim a seat; return the match, the seat and its bearer token (shown once).
 
         ``bot`` (``{"level": ...}``) makes it a bot seat: see service/store/bots.py.
+        A negative ``seat`` is no seat (``BOARD_SEAT`` is the board's): NoSuchSeat.
         """
+        if seat is not None and seat < 0:
+            raise NoSuchSeat(f"This match has no seat {seat}.")
         token = new_token(match_id)
         info = {"name": name, "token": hash_token(token), "joined": _now_ms()}
         if bot is not None:
@@ -337,7 +340,8 @@ class MatchStore:
         Nothing is written unless the action is accepted.
 
         ``acting_seat`` (instead of a token) is for trusted server-side callers only,
-        the bot and timer jobs in workers/; the APIs never pass it.
+        the bot and timer jobs in workers/; the APIs never pass it. It is the only way
+        to act as the board itself (``BOARD_SEAT``): no token maps to it.
         """
         action = canonical(action)
         if token is None and acting_seat is None:

@@ -13,6 +13,11 @@ collections, the RNG state) is looked for in everything the reader can get:
   game's action types) and its replay, built by a real RQ worker, frame by
   frame.
 
+When the match waits on the board itself (McGonagall's chess: ``to_act`` holds
+-1), a real RQ worker plays the board's move (``drain``); the audit reads that
+move from the action log to keep its own state in step, and meanwhile a seat
+sending the board's action is refused like any seat out of turn.
+
 What is hidden comes from the full state (kept beside the match by applying
 the same actions: the engines are deterministic), per game, below. An
 identifier counts as hidden from a reader at a step if the state hides it
@@ -27,10 +32,11 @@ import json
 
 import pytest
 
-from service.engine import Rng
+from service.engine import BOARD_SEAT, Rng
 from service.games import all_games
 from tests.games.quidditch.invariants import hidden_ids as quidditch_hidden
 from tests.games.spells_and_potions.helpers import hidden_from as spells_hidden, strings_in
+from tests.workers.test_jobs import log_entries
 
 def casting_stones_hidden(state: dict, seat: int | None) -> set[str]:
     """000, THE VAULT (ADVANCED): "What is stored in your Vault is for you and you alone"; a brought
@@ -133,7 +139,7 @@ def subscription_updates(client, game, match_id: str, token: str | None) -> list
 
 
 @pytest.mark.parametrize("game_id, variant, seats", CASES)
-def test_nothing_hidden_reaches_a_reader(client, drain, game_id, variant, seats):
+def test_nothing_hidden_reaches_a_reader(client, drain, rq_connection, key_prefix, game_id, variant, seats):
     game = all_games()[game_id]
     hidden_from = HIDDEN[game_id]
     body = {"game": game_id, "seats": seats, "seed": 7, **({"variant": variant} if variant else {})}
@@ -175,9 +181,15 @@ def test_nothing_hidden_reaches_a_reader(client, drain, game_id, variant, seats)
                                   headers={**auth(prober.token), "If-Match": f'"{version}"'})
             assert refused.status_code == 409, refused.text
             check(prober, version, "an error", refused.json())
-        accepted = client.post(f"/v1/matches/{match_id}/actions", json={"action": action},
-                               headers={**auth(tokens[seat]), "If-Match": f'"{version}"'})
-        assert accepted.status_code == 200, accepted.text
+        if seat == BOARD_SEAT:  # the board's move is the workers' to play; read it back from the log
+            drain()
+            logged = log_entries(rq_connection, key_prefix, match_id)[version]
+            assert logged["version"] == version + 1 and int(logged["seat"]) == BOARD_SEAT
+            action = json.loads(logged["action"])
+        else:
+            accepted = client.post(f"/v1/matches/{match_id}/actions", json={"action": action},
+                                   headers={**auth(tokens[seat]), "If-Match": f'"{version}"'})
+            assert accepted.status_code == 200, accepted.text
         state, events = game.apply(state, seat, action)
         version += 1
         for reader in readers:  # what a step shows a reader privately ("look at a card") it knows from then on

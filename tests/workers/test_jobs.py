@@ -15,10 +15,10 @@ import time
 import pytest
 from rq.job import Job
 
-from service.engine import events_for
+from service.engine import BOARD_SEAT, events_for
 from service.store.archive import decode
 from workers import runtime
-from workers.dispatch import bot_job_id
+from workers.dispatch import bot_job_id, timer_job_id
 
 
 def wait_for(predicate, timeout: float = 30.0, interval: float = 0.1):
@@ -254,3 +254,167 @@ def test_a_player_hands_its_seat_to_a_bot_mid_match(client, drain):
     drain()
     final = get(client, match["id"])
     assert final["status"] == "finished" and final["result"] is not None
+
+
+# -- the board itself (McGonagall's chess) ------------------------------------------------------
+
+
+def chess_against_the_board(client, **body) -> tuple[str, dict]:
+    """A McGonagall match (abbreviated rules) with one human seat (0) and one bot seat (1), both black:
+    white is held by no player, so the board plays it through the workers. Seat 1 places its Harry as a
+    human, then hands its seat to a bot (the bot's own bishop choice could take white)."""
+    match = create(client, "sorcerers-stone", variant="mcgonagall", seats=2, seed=6, **body)
+    tokens = [client.post(f"/v1/matches/{match['id']}/seats", json={"name": n}).json()["token"]
+              for n in ("ann", "bob")]
+    for seat, bishop in ((0, "c8"), (1, "f8")):
+        submit(client, match["id"], tokens[seat], {"type": "mcgonagall_replace", "bishop": bishop})
+    handed = client.post(f"/v1/matches/{match['id']}/bots", json={"level": "random"},
+                         headers={"Authorization": f"Bearer {tokens[1]}"})
+    assert handed.status_code == 201, handed.text
+    return match["id"], {"ann": tokens[0]}
+
+
+def submit(client, match_id: str, token: str, action: dict) -> dict:
+    version = get(client, match_id, token)["version"]
+    response = client.post(f"/v1/matches/{match_id}/actions", json={"action": action},
+                           headers={"Authorization": f"Bearer {token}", "If-Match": f'"{version}"'})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def human_moves(client, match_id: str, token: str) -> dict:
+    """Ann plays her first legal action; returns the match after it."""
+    action = client.get(f"/v1/matches/{match_id}/legal-actions",
+                        headers={"Authorization": f"Bearer {token}"}).json()["actions"][0]
+    return submit(client, match_id, token, action)["match"]
+
+
+def test_the_board_is_played_by_the_workers(client, drain, rq_connection, key_prefix):
+    """DESIGN.md: "In McGonagall's chess, the side that no player sits on is played by the board itself,
+    through the bot workers": after each player's move the match waits on the board (-1), a real RQ worker
+    plays its answer (job ``...-board``), and the turn goes on to the next seat."""
+    match_id, tokens = chess_against_the_board(client)
+    ann = tokens["ann"]
+    for _ in range(4):
+        after = human_moves(client, match_id, ann)
+        assert after["to_act"] == [BOARD_SEAT] and after["view"]["boards"]["mcgonagall"]["board_to_move"]
+        job_id = bot_job_id(key_prefix, match_id, after["version"], BOARD_SEAT)
+        assert job_id.endswith(f"-{after['version']}-board")
+        drain()  # the board answers; the bot seat moves; the board answers it; Ann's turn again
+        assert Job.fetch(job_id, connection=rq_connection).return_value()["outcome"] == "played"
+        state = get(client, match_id, ann)
+        if state["status"] == "finished":
+            break
+        assert state["to_act"] == [0]
+    entries = log_entries(rq_connection, key_prefix, match_id)
+    seats = [int(e["seat"]) for e in entries]
+    assert seats[:2] == [0, 1] and BOARD_SEAT in seats
+    for before, entry in zip(entries[2:], entries[3:]):  # every player's move is answered by the board
+        if before["status"] == "active":
+            assert (int(before["seat"]) == BOARD_SEAT) != (int(entry["seat"]) == BOARD_SEAT)
+    board_moves = [json.loads(e["events"])[0] for e in entries if int(e["seat"]) == BOARD_SEAT]
+    assert all(m["seat"] is None and m["colour"] == "white" for m in board_moves)
+    assert not rq_connection.zcard(f"{key_prefix}:bots:pending")
+    history = client.get(f"/v1/matches/{match_id}/history", headers={"Authorization": f"Bearer {ann}"}).json()
+    board_entries = [e for e in history["entries"] if e["seat"] == BOARD_SEAT]
+    assert board_entries and all(e["action"] is None and e["events"] for e in board_entries)
+    # Ann hands her seat to a bot: the bots and the board play the match out, and it replays, verified.
+    handed = client.post(f"/v1/matches/{match_id}/bots", json={"level": "greedy"},
+                         headers={"Authorization": f"Bearer {ann}"})
+    assert handed.status_code == 201, handed.text
+    drain()
+    assert get(client, match_id)["status"] == "finished"
+    mine = replay(client, drain, match_id, 0)
+    assert mine["verified"], mine["mismatches"]
+    by_board = [f for f in mine["frames"] if f["seat"] == BOARD_SEAT]
+    # the board's moves are public: seat 0 sees each one's events, as for any other seat's move
+    assert by_board and all(f["action"] is None and f["events"][0]["seat"] is None for f in by_board)
+    spectator = replay(client, drain, match_id, None)
+    assert all(f["action"]["type"].startswith("mcgonagall_board_") for f in spectator["frames"]
+               if f["seat"] == BOARD_SEAT)
+
+
+def test_nobody_can_act_as_the_board(client, drain):
+    """While the match waits on the board, a player's action -- the board's own one included -- is refused
+    with not_your_turn, through REST and GraphQL; a seat number of -1 is no seat."""
+    match_id, tokens = chess_against_the_board(client)
+    ann = tokens["ann"]
+    after = human_moves(client, match_id, ann)
+    assert after["to_act"] == [BOARD_SEAT]
+    board_move = {"type": "mcgonagall_board_move", "uci": "g1f3"}
+    auth = {"Authorization": f"Bearer {ann}"}
+    assert client.get(f"/v1/matches/{match_id}/legal-actions", headers=auth).json()["actions"] == []
+    refused = client.post(f"/v1/matches/{match_id}/actions", json={"action": board_move},
+                          headers={**auth, "If-Match": f'"{after["version"]}"'})
+    assert refused.status_code == 409 and refused.json()["code"] == "not_your_turn"
+    assert "board" in refused.json()["detail"]
+    mutation = """mutation($input: SubmitActionInput!) { submitAction(input: $input) {
+                    __typename ... on Problem { code message } } }"""
+    answer = client.post("/graphql", headers=auth, json={"query": mutation, "variables": {"input": {
+        "matchId": match_id, "expectedVersion": after["version"],
+        "action": {"sorcerersStone": {"type": "mcgonagall_board_move", "uci": "g1f3"}}}}}).json()
+    assert answer["data"]["submitAction"]["__typename"] == "NotYourTurn", answer
+    assert answer["data"]["submitAction"]["code"] == "not_your_turn"
+    joined = client.post("/graphql", json={"query": """mutation($id: ID!) { joinMatch(input: {matchId: $id,
+        name: "eve", seat: -1}) { __typename ... on Problem { code } } }""", "variables": {"id": match_id}}).json()
+    assert joined["data"]["joinMatch"] == {"__typename": "NoSuchSeat", "code": "no_such_seat"}
+    assert get(client, match_id)["version"] == after["version"]  # nothing was played
+    drain()
+    assert get(client, match_id)["to_act"] == [0]
+
+
+def test_duplicate_board_jobs_play_one_move(client, drain, worker_runtime, rq_connection, key_prefix):
+    match_id, tokens = chess_against_the_board(client)
+    version = human_moves(client, match_id, tokens["ann"])["version"]
+    dispatcher = worker_runtime.dispatcher(rq_connection)
+    assert dispatcher.enqueue_bot(match_id, version, BOARD_SEAT) is False  # the listener's job already exists
+    assert dispatcher.enqueue_bot(match_id, version, BOARD_SEAT, attempt=1) is True
+    assert dispatcher.enqueue_bot(match_id, version, BOARD_SEAT, attempt=2) is True
+    drain()
+    entries = log_entries(rq_connection, key_prefix, match_id)
+    assert [int(e["seat"]) for e in entries if e["version"] == version + 1] == [BOARD_SEAT]
+    outcomes = sorted(Job.fetch(bot_job_id(key_prefix, match_id, version, BOARD_SEAT, a), connection=rq_connection)
+                      .return_value()["outcome"] for a in range(3))
+    assert outcomes.count("played") == 1 and set(outcomes) <= {"played", "stale", "conflict", "duplicate"}
+
+
+def test_the_watchdog_recovers_a_lost_board_job(client, drain, worker_runtime, rq_connection, key_prefix):
+    """A board job lost before it ran (its note still pending past the watchdog period) is enqueued
+    again as attempt 1 by the sweep, and played."""
+    match_id, tokens = chess_against_the_board(client)
+    version = human_moves(client, match_id, tokens["ann"])["version"]
+    lost = bot_job_id(key_prefix, match_id, version, BOARD_SEAT)
+    Job.fetch(lost, connection=rq_connection).delete()  # as if a worker had died with it
+    pending = f"{key_prefix}:bots:pending"
+    member = f"{match_id}|{version}|{BOARD_SEAT}"
+    rq_connection.zadd(pending, {member: 0}, xx=True)  # enqueued long ago
+    rq_connection.delete(f"{key_prefix}:bots:sweep-lock")  # another test's worker may have swept just now
+    dispatcher = worker_runtime.dispatcher(rq_connection)
+
+    async def sweep() -> int:
+        async with worker_runtime.store() as store:
+            return await dispatcher.sweep(store)
+
+    assert asyncio.run(sweep()) == 1
+    drain()
+    retry = Job.fetch(bot_job_id(key_prefix, match_id, version, BOARD_SEAT, 1), connection=rq_connection)
+    assert retry.return_value()["outcome"] == "played"
+    assert get(client, match_id)["version"] > version and rq_connection.zscore(pending, member) is None
+
+
+def test_no_turn_timer_runs_for_the_board(client, drain, rq_connection, key_prefix):
+    """Turn timers are for human seats: while the match waits on the board, its job is a bot move, and no
+    timer is scheduled (nor for the last seat, which ``seats[-1]`` would have named)."""
+    match_id, tokens = chess_against_the_board(client, turn_seconds=600)
+    version = human_moves(client, match_id, tokens["ann"])["version"]
+    assert Job.exists(bot_job_id(key_prefix, match_id, version, BOARD_SEAT), connection=rq_connection)
+    for seat in (BOARD_SEAT, 0, 1):
+        assert not Job.exists(timer_job_id(key_prefix, match_id, version, seat), connection=rq_connection)
+    drain()
+    after = get(client, match_id)
+    assert after["to_act"] == [0]
+    assert Job.exists(timer_job_id(key_prefix, match_id, after["version"], 0), connection=rq_connection)
+    for v in range(after["version"] + 1):  # no timer of this match may fire in a later test
+        for seat in (0, 1):
+            if Job.exists(timer_job_id(key_prefix, match_id, v, seat), connection=rq_connection):
+                Job.fetch(timer_job_id(key_prefix, match_id, v, seat), connection=rq_connection).delete()

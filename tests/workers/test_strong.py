@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from service.engine import Game, Rng, clone
+from service.engine import BOARD_SEAT, Game, Rng, clone
 from service.games import all_games
 from service.games.casting_stones.catalogue import STONES
 from workers import bots
@@ -74,6 +74,8 @@ def test_determinise_shows_the_seat_exactly_its_view_and_plays_on(game_id):
                 if seat in game.to_act(state) and view.get("phase") != "bring":
                     # (Advanced Casting Stones set-up offers collections from pack seeds the view never shows.)
                     assert game.legal_actions(sample, seat) == game.legal_actions(state, seat)
+                if BOARD_SEAT in game.to_act(state):  # the board's own moves are public: the same in the sample
+                    assert game.legal_actions(sample, BOARD_SEAT) == game.legal_actions(state, BOARD_SEAT)
                 checked += 1
             if k % 6 == 0:
                 assert _play_out(game, game.determinise(game.view(state, 0), 0, Rng(k)), k) is not None
@@ -90,11 +92,16 @@ def test_determinise_samples_the_hidden_parts(game_id):
     assert game.determinise(view, 0, Rng(1)) != game.determinise(view, 0, Rng(2))
 
 
+def _seats_to_act(game: Game, state) -> list[int]:
+    """The seats to act, without the board itself: the ``board`` bot plays it, never ``strong``."""
+    return [seat for seat in sorted(game.to_act(state)) if seat != BOARD_SEAT]
+
+
 def _bot_positions(game: Game, seed: int, count: int):
     """Up to ``count`` (state, seat) pairs where a seat has a real choice, from a random playout."""
     found = []
     for state in _random_states(game, game.variant_ids()[0], game.min_seats, seed, every=3):
-        for seat in sorted(game.to_act(state)):
+        for seat in _seats_to_act(game, state):
             if len(game.legal_actions(state, seat)) > 1:
                 found.append((state, seat))
                 break
@@ -179,7 +186,7 @@ def _swap_positions(game: Game):
         for state in _random_states(game, variant, seats, seed=2, every=7):
             if game.result(state) is not None or (game.id == "casting-stones" and state["ph"] == "bring"):
                 continue
-            for seat in sorted(game.to_act(state)):
+            for seat in _seats_to_act(game, state):
                 hidden_hands = 2
                 if game.id == "spells-and-potions":
                     posts, hands = state["posts"], state["hands"]

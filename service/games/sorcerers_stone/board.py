@@ -28,6 +28,8 @@ The functions of a board module
 ``turn_owner(board) -> int | None``
     A seat this board needs to act *now*, outside the regular turn order (a
     follow-up decision, Flitwick's opening reveals by Fire token), else None.
+    ``BOARD_SEAT`` (-1): the board itself must act first, as the tail of the
+    regular turn under way (McGonagall's colour that no player holds).
 ``can_play(board, seat) -> bool``
     Whether ``seat`` has anything to do here on its regular turn; False
     passes its turn (Snape's Challenge before everyone has arrived).
@@ -35,7 +37,8 @@ The functions of a board module
     Called when ``seat``'s regular turn on this board starts (Hagrid: pick a
     card). Not called for ``turn_owner`` decisions.
 ``legal_actions(board, seat) -> list[Action]``
-    Never empty while the match gives ``seat`` the turn on this board.
+    Never empty while the match gives ``seat`` the turn on this board
+    (``seat`` may be ``BOARD_SEAT`` on a board that names it as its owner).
 ``play(board, seat, action, rng) -> Outcome``
     Carry out one legal action.
 ``view(board, seat | None) -> dict``
@@ -58,7 +61,8 @@ class Outcome:
     """What one action on a board means to the match around it."""
 
     events: list[Event] = field(default_factory=list)
-    #: False: the same seat must decide again before its turn passes (a follow-up choice).
+    #: False: the turn does not pass yet: the same seat must decide again (a follow-up choice), or
+    #: the board itself (``BOARD_SEAT`` as ``turn_owner``) answers first, and its action ends the turn.
     turn_over: bool = True
     #: Seats that completed this board with this action, in finishing order (they move on).
     finished: list[int] = field(default_factory=list)

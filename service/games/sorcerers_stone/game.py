@@ -26,6 +26,13 @@ and give-aways); those come before the next regular turn begins, which
 meanwhile is ``due``. When two boards ask at once, the later board in the
 chain asks first (a player who has just arrived settles in first).
 
+The board itself can be an actor too (``BOARD_SEAT``, service/engine/game.py):
+in McGonagall's chess the colour no player holds answers each player's move.
+The player's move then reports ``turn_over`` False and the board names
+``BOARD_SEAT`` as its ``turn_owner``: the match waits on the board alone, before
+any other decision, and the board's answer ends the player's regular turn,
+which then passes to the left of that player as if both were one action.
+
 Passing the turn skips, in this order:
 
 * a seat through every board (never in practice: the Mirror ends the match);
@@ -94,7 +101,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, Sequence
 
-from service.engine import Action, Event, Game, Rng, State, Variant, clone, load_data
+from service.engine import BOARD_SEAT, Action, Event, Game, Rng, State, Variant, clone, load_data
 
 from . import flitwick, hagrid, mcgonagall, mirror, quirrell, snape, sprout
 from .board import Outcome
@@ -180,13 +187,18 @@ class SorcerersStone(Game):
     def _owner(self, state: State) -> tuple[int, str] | None:
         """A seat a board needs now, out of the regular turn order, and that board.
 
-        Later boards first: a seat that has just arrived settles its arrival (a
-        bishop to replace) before an earlier board's decisions go on."""
+        The board itself (``BOARD_SEAT``) first: its answer is the tail of the
+        regular turn under way. Then later boards first: a seat that has just
+        arrived settles its arrival (a bishop to replace) before an earlier
+        board's decisions go on."""
+        found = None
         for name in reversed(list(state["boards"])):
             owner = self._board(name).turn_owner(state["boards"][name])
-            if owner is not None:
+            if owner == BOARD_SEAT:
                 return owner, name
-        return None
+            if owner is not None and found is None:
+                found = owner, name
+        return found
 
     def to_act(self, state: State) -> set[int]:
         if state["result"] is not None:
@@ -216,7 +228,9 @@ class SorcerersStone(Game):
 
     def play(self, state: State, seat: int, action: Action) -> list[Event]:
         rng = Rng(state["rng"])
-        regular = self._owner(state) is None
+        # The board's answer belongs to the regular turn it answers (``turn``, the seat that moved).
+        turn = state["turn"]
+        regular = seat == BOARD_SEAT or self._owner(state) is None
         name = self._acting_board(state, seat)
         outcome: Outcome = self._board(name).play(state["boards"][name], seat, action, rng)
         events = list(outcome.events)
@@ -236,7 +250,7 @@ class SorcerersStone(Game):
             if regular and outcome.turn_over:
                 state["turn"] = None
                 if outcome.next_turn is None and state["due"] is None:
-                    state["due"] = (seat + 1) % state["seats"]
+                    state["due"] = (turn + 1) % state["seats"]
             self._advance(state, rng, events)
         state["rng"] = rng.state
         return events

@@ -32,9 +32,13 @@ Actions
     Abbreviated rules: a Harry standing on the far rank steps off the board.
 ``mcgonagall_pass``
     Only when the seat has no move at all (the pieces it may move are stuck).
-
-After each player's move the colour that no player holds, if any, answers
-with one move chosen by the board itself (:func:`choose_move`).
+``mcgonagall_board_move {uci}`` and ``mcgonagall_board_pass``
+    The board itself (:data:`~service.engine.BOARD_SEAT`): after each
+    player's move, exit or pass, the colour that no player holds, if any,
+    answers with one move, or passes when it has none. Until it has, the
+    player's turn is not over and the match waits on ``BOARD_SEAT`` alone
+    (:func:`turn_owner`); the bot workers choose the move (the ``board`` bot,
+    workers/bots/board.py), never the rules.
 
 State
 -----
@@ -47,8 +51,9 @@ latecomer after the chained game's chess game has ended), ``fen``, ``ron`` and
 choose their bishop, first first), ``chosen`` (seats placed in this game),
 ``captured`` (pieces taken this game), ``captures`` (Harrys captured so far),
 ``plies`` (moves since the last arrival, for the cap), ``over`` (why the game
-ended, None while it goes on), ``winner`` (the winning colour) and ``last``
-(the plies of the last turn: the player's and the board's answer).
+ended, None while it goes on), ``winner`` (the winning colour), ``last``
+(the plies of the last turn: the player's and the board's answer) and
+``board_to_move`` (the board owes its answer to the player's move).
 """
 
 from __future__ import annotations
@@ -58,7 +63,7 @@ from typing import Any
 
 import chess
 
-from service.engine import Rng, load_data
+from service.engine import BOARD_SEAT, Rng, load_data
 
 from .board import Event, Outcome
 
@@ -93,8 +98,8 @@ def ready(cb: chess.Board, colour: bool) -> None:
 def chess_moves(cb: chess.Board, colour: bool, rules: str, frozen: frozenset[int] | set[int] = frozenset()
                 ) -> list[chess.Move]:
     """Every move ``colour`` may make in ``cb``, except moves of a piece on a
-    ``frozen`` square, sorted by UCI. The function :func:`legal_actions` and
-    the board's chooser use.
+    ``frozen`` square, sorted by UCI: the players' moves and the board's own
+    (:func:`legal_actions`).
 
     Complete rules: python-chess's legal moves (a king may not be left in
     check; castling; en passant; promotion to a queen, rook, bishop or
@@ -192,7 +197,7 @@ def _new_game(board: dict) -> None:
     if board["rules"] == ABBREVIATED:
         cb.castling_rights = chess.BB_EMPTY
     board.update(fen=cb.fen(), ron=DATA["ron"], hermione=DATA["hermione"], arrivals=[], chosen=0, captured=[],
-                 plies=0, over=None, winner=None, last=[])
+                 plies=0, over=None, winner=None, last=[], board_to_move=False)
 
 
 def new_board(rng: Rng, seats: int, mode: str, options: dict[str, Any]) -> dict:
@@ -312,8 +317,19 @@ def _replace(board: dict, seat: int, bishop: str, outcome: Outcome) -> None:
 # -- the match's questions ---------------------------------------------------------------------
 
 
+def board_to_move(board: dict) -> bool:
+    """Whether the board itself owes its answer to the last player's move.
+    (A board saved before the board became an actor of the match has no
+    such key: it never owes one.)"""
+    return board.get("board_to_move", False)
+
+
 def turn_owner(board: dict) -> int | None:
-    """The first arriving seat still to choose its bishop."""
+    """The board itself (``BOARD_SEAT``) while it owes its answer: the tail of
+    the player's regular turn. Else the first arriving seat still to choose
+    its bishop (the two never overlap: nobody arrives while the board thinks)."""
+    if board_to_move(board):
+        return BOARD_SEAT
     return board["arrivals"][0] if board["arrivals"] else None
 
 
@@ -334,6 +350,8 @@ def _frozen(board: dict, seat: int | None) -> set[int]:
 
 
 def legal_actions(board: dict, seat: int) -> list[dict]:
+    if seat == BOARD_SEAT:
+        return _board_actions(board)
     if board["arrivals"]:
         if board["arrivals"][0] != seat:
             return []
@@ -347,6 +365,16 @@ def legal_actions(board: dict, seat: int) -> list[dict]:
     if board["rules"] == ABBREVIATED and chess.square_rank(chess.parse_square(player["square"])) == _far_rank(colour):
         actions.append({"type": "mcgonagall_exit"})
     return actions or [{"type": "mcgonagall_pass"}]
+
+
+def _board_actions(board: dict) -> list[dict]:
+    """The board's own answers: a move of the colour no player holds with any
+    of its pieces but a Harry (:func:`_frozen` of nobody: every Harry), or a
+    pass when it has none."""
+    if not board_to_move(board):
+        return []
+    moves = _moves_of(board["fen"], board_colour(board), board["rules"], frozenset(_frozen(board, None)))
+    return [{"type": "mcgonagall_board_move", "uci": uci} for uci in moves] or [{"type": "mcgonagall_board_pass"}]
 
 
 # -- playing -----------------------------------------------------------------------------------
@@ -418,37 +446,6 @@ def _harry_captured(board: dict, seat: int, outcome: Outcome) -> None:
 def _leave(board: dict, seat: int, outcome: Outcome) -> None:
     board["players"][seat]["left"] = True
     outcome.finished.append(seat)
-
-
-def choose_move(board: dict, colour: bool, rng: Rng) -> chess.Move | None:
-    """The board's own move for the colour no player holds (house rule until
-    the bot workers play it, DESIGN.md: "the side that no player sits on is
-    played by the board itself, through the bot workers").
-
-    Among its moves (the same :func:`chess_moves` as the players'), the board
-    takes the most valuable piece it can capture (values in the data file:
-    the king first in the complete rules, where taking it wins; a Harry
-    first in the abbreviated rules), the lot deciding between equals; with no
-    capture, a move drawn by lot. None: it has no move and passes."""
-    cb = _cb(board)
-    moves = chess_moves(cb, colour, board["rules"], set(_harries(board)))
-    if not moves:
-        return None
-    values = DATA["chooser_values"][board["rules"]]
-    best, best_moves = 0, []
-    for move in moves:
-        if cb.is_en_passant(move):
-            value = values["pawn"]
-        elif cb.piece_at(move.to_square) is not None:
-            token, _owner = _token_at(board, _sq(move.to_square))
-            value = values["harry"] if token == "harry" else values[KINDS[cb.piece_type_at(move.to_square)]]
-        else:
-            continue
-        if value > best:
-            best, best_moves = value, [move]
-        elif value == best:
-            best_moves.append(move)
-    return rng.choice(best_moves) if best_moves else rng.choice(moves)
 
 
 def _judge(board: dict, colour: bool, seat: int | None, outcome: Outcome) -> None:
@@ -565,6 +562,10 @@ def play(board: dict, seat: int, action: dict, rng: Rng) -> Outcome:
     if kind == "mcgonagall_replace":
         _replace(board, seat, action["bishop"], outcome)
         return outcome
+    if seat == BOARD_SEAT:
+        _answer(board, action, outcome)
+        _settle(board, outcome)
+        return outcome
     player = board["players"][seat]
     colour = COLOUR_OF[player["colour"]]
     board["last"] = []
@@ -575,16 +576,24 @@ def play(board: dict, seat: int, action: dict, rng: Rng) -> Outcome:
         _exit(board, seat, colour, outcome)
     else:
         _pass(board, seat, colour, outcome)
-    reply = board_colour(board)
-    if board["over"] is None and reply is not None:
-        move = choose_move(board, reply, rng)
-        if move is None:
-            _pass(board, None, reply, outcome)
-        else:
-            _push(board, None, move, reply, outcome)
-            _judge(board, reply, None, outcome)
+    if board["over"] is None and board_colour(board) is not None:
+        # The colour no player holds answers before the turn passes: the match waits on the board.
+        board["board_to_move"] = True
+        outcome.turn_over = False
     _settle(board, outcome)
     return outcome
+
+
+def _answer(board: dict, action: dict, outcome: Outcome) -> None:
+    """The board's answer to the player's move (``seat: None`` in its plies and
+    events): one move of the colour no player holds, or a pass."""
+    colour = board_colour(board)
+    board["board_to_move"] = False
+    if action["type"] == "mcgonagall_board_move":
+        _push(board, None, chess.Move.from_uci(action["uci"]), colour, outcome)
+        _judge(board, colour, None, outcome)
+    else:
+        _pass(board, None, colour, outcome)
 
 
 def _pass(board: dict, seat: int | None, colour: bool, outcome: Outcome) -> None:
@@ -652,6 +661,7 @@ def view(board: dict, seat: int | None) -> dict:
         "choosing": turn_owner(board),
         "chosen": board["chosen"],
         "board_colour": None if reply is None else COLOURS[reply],
+        "board_to_move": board_to_move(board),
         "check": check,
         "captured": [dict(p) for p in board["captured"]],
         "captures": board["captures"],
@@ -684,4 +694,5 @@ def determinise(board_view: dict, seat: int, rng: Rng) -> dict:
         "winner": board_view["winner"],
         "last": [dict(ply, captured=None if ply["captured"] is None else dict(ply["captured"]))
                  for ply in board_view["last"]],
+        "board_to_move": board_view["board_to_move"],
     }

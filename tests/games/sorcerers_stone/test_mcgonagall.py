@@ -3,7 +3,9 @@
 
 The individual variants (``mcgonagall``: abbreviated rules, ``mcgonagall-complete``)
 are driven through ``GAME``; the chained game's behaviour and the odd corners
-through the board functions on hand-built boards.
+through the board functions on hand-built boards. The board's own colour is an
+actor of the match (``BOARD_SEAT``): these tests play its answers by hand; the
+``board`` bot that chooses them in the workers is tested in tests/workers.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import time
 import chess
 import pytest
 
-from service.engine import Rng
+from service.engine import BOARD_SEAT, NotYourTurn, Rng
 from service.games.sorcerers_stone import GAME
 from service.games.sorcerers_stone import mcgonagall as mc
 from tests.games.contract import PROPERTY_GAMES, check_contract, random_playout
@@ -54,6 +56,11 @@ def move(uci: str) -> dict:
     return {"type": "mcgonagall_move", "uci": uci}
 
 
+def board_move(uci: str) -> dict:
+    """The board's own move (played by the bot workers in a real match)."""
+    return {"type": "mcgonagall_board_move", "uci": uci}
+
+
 def new_match(variant: str, seats: int, seed: int = 3) -> dict:
     return GAME.setup(GAME.check_options(variant, {}, seats), seats, seed)
 
@@ -71,7 +78,8 @@ def test_schema_is_in_the_api_subset():
     """The GraphQL generator accepts the board's actions and view; every object
     is titled Mcgonagall..., closed, and its fields are described."""
     types = board_types(mc)
-    assert set(types.action_types) == {"mcgonagall_replace", "mcgonagall_move", "mcgonagall_exit", "mcgonagall_pass"}
+    assert set(types.action_types) == {"mcgonagall_replace", "mcgonagall_move", "mcgonagall_exit", "mcgonagall_pass",
+                                       "mcgonagall_board_move", "mcgonagall_board_pass"}
     check_board_schema(mc)
 
 
@@ -202,18 +210,68 @@ def test_players_move_their_colour_but_not_another_players_harry():
 
 def test_the_board_answers_with_the_colour_no_player_holds():
     """House rule (DESIGN.md: "the side that no player sits on is played by the
-    board itself"): right after a player's move, the colour nobody holds
-    makes one move chosen by the board."""
+    board itself, through the bot workers"): after a player's move the match
+    waits on the board alone (``BOARD_SEAT``), whose colour nobody holds; its
+    one move ends the player's turn, which then passes to the left."""
     state = new_match("mcgonagall", 2)
     state, _ = GAME.apply(state, 0, {"type": "mcgonagall_replace", "bishop": "c8"})
     state, _ = GAME.apply(state, 1, {"type": "mcgonagall_replace", "bishop": "f8"})
     assert GAME.view(state, 0)["boards"]["mcgonagall"]["board_colour"] == "white"
+    assert GAME.legal_actions(state, BOARD_SEAT) == []
     state, events = GAME.apply(state, 0, move("e7e5"))
-    plies = [e for e in events if e["type"] == "mcgonagall_moved"]
-    assert [(p["seat"], p["colour"]) for p in plies] == [(0, "black"), (None, "white")]
+    assert [(e["type"], e["seat"]) for e in events] == [("mcgonagall_moved", 0)]
+    assert GAME.to_act(state) == {BOARD_SEAT} and state["turn"] == 0
+    assert GAME.view(state, None)["to_act"] == [BOARD_SEAT]
+    assert GAME.view(state, 1)["boards"]["mcgonagall"]["board_to_move"] is True
+    assert GAME.legal_actions(state, 0) == [] and GAME.legal_actions(state, 1) == []
+    answers = GAME.legal_actions(state, BOARD_SEAT)
+    assert board_move("g1f3") in answers and all(a["uci"][:2] in {"a2", "b2", "c2", "d2", "e2", "f2", "g2", "h2",
+                                                                  "b1", "g1"} for a in answers)
+    with pytest.raises(NotYourTurn, match="board's move"):
+        GAME.apply(state, 1, move("e5e4"))
+    state, events = GAME.apply(state, BOARD_SEAT, board_move("g1f3"))
+    assert events[0] == {"type": "mcgonagall_moved", "seat": None, "colour": "white", "kind": "move", "uci": "g1f3",
+                         "captured": None}
+    assert events[1] == {"type": "turn_began", "seat": 1, "board": "mcgonagall"}
     last = GAME.view(state, None)["boards"]["mcgonagall"]["last"]
-    assert [p["uci"] for p in last] == ["e7e5", plies[1]["uci"]]
-    assert state["turn"] == 1
+    assert [(p["seat"], p["uci"]) for p in last] == [(0, "e7e5"), (None, "g1f3")]
+    assert GAME.to_act(state) == {1} and state["turn"] == 1
+    assert GAME.view(state, None)["boards"]["mcgonagall"]["board_to_move"] is False
+    assert GAME.legal_actions(state, BOARD_SEAT) == []
+
+
+def test_the_boards_answer_keeps_the_regular_turn_order():
+    """"Players take turns moving, in their regular turn order": with three
+    black players, the board answers each of them in turn, and the turn goes
+    0, board, 1, board, 2, board, 0."""
+    state = new_match("mcgonagall", 3)
+    for seat, bishop in enumerate(["c8", "f8", "c1"]):
+        state, _ = GAME.apply(state, seat, {"type": "mcgonagall_replace", "bishop": bishop})
+    board = state["boards"]["mcgonagall"]
+    board["players"][2].update(state="captured", square=None, captured=1)  # only black is held now
+    board["fen"] = chess.Board(board["fen"]).fen().replace("RNBQKBNR", "RN1QKBNR")
+    order = []
+    for uci, answer in [("e7e6", "e2e3"), ("d7d6", "d2d3"), ("b8c6", "b1c3")]:
+        order.append(state["turn"])
+        state, _ = GAME.apply(state, state["turn"], move(uci))
+        assert GAME.to_act(state) == {BOARD_SEAT}
+        state, _ = GAME.apply(state, BOARD_SEAT, board_move(answer))
+    assert order == [0, 1, 0] and state["turn"] == 1  # seat 2 is out of the game: its turns are skipped
+
+
+def test_the_board_moves_its_own_pieces_and_passes_only_when_stuck():
+    """The board moves any piece of its colour (the same moves a player of that
+    colour would have); it passes (``mcgonagall_board_pass``) only when it has
+    no move."""
+    board = board_with("3q4/8/8/8/b2R4/8/8/k3K2B w - - 0 1", [("black", "a4")])
+    board["board_to_move"] = True
+    answers = {a["uci"] for a in mc.legal_actions(board, BOARD_SEAT)}
+    assert answers == {m.uci() for m in mc.chess_moves(chess.Board(board["fen"]), chess.WHITE, "abbreviated")}
+    assert {"d4a4", "e1d2", "h1a8"} <= answers
+    stuck = board_with("2b2b2/1p1p4/1P1P4/8/8/8/8/8 w - - 0 1", [("white", None)])
+    stuck["players"][0].update(state="playing", colour="black", square=None)
+    stuck["board_to_move"] = True
+    assert mc.legal_actions(stuck, BOARD_SEAT) == [{"type": "mcgonagall_board_pass"}]
 
 
 def test_no_board_answer_when_both_colours_are_held():
@@ -223,19 +281,7 @@ def test_no_board_answer_when_both_colours_are_held():
     assert mc.board_colour(board) is None
     outcome = mc.play(board, 0, move("e8e7"), Rng(1))
     assert [e["type"] for e in outcome.events] == ["mcgonagall_moved"]
-
-
-def test_the_boards_chooser_takes_a_harry_first():
-    """House rule: the board's chooser takes a Harry (the complete rules: the
-    king first), else the most valuable piece, else a move drawn by lot."""
-    board = board_with("3q4/8/8/8/b2R4/8/8/k3K3 w - - 0 1", [("black", "a4")])
-    assert mc.choose_move(board, chess.WHITE, Rng(5)).uci() == "d4a4"
-    board = board_with("3q4/8/8/8/b2R4/8/8/k3K3 w - - 0 1", [("black", "a4")], rules="complete")
-    board["fen"] = "3q4/8/8/8/b2R3k/8/8/4K3 w - - 0 1"
-    assert mc.choose_move(board, chess.WHITE, Rng(5)).uci() == "d4h4"
-    board = board_with("8/8/8/8/8/8/4P3/4K2k w - - 0 1", [("black", None)])
-    assert {mc.choose_move(board, chess.WHITE, Rng(seed)).uci() for seed in range(30)} == {
-        "e2e3", "e2e4", "e1d1", "e1d2", "e1f1", "e1f2"}
+    assert outcome.turn_over and mc.turn_owner(board) is None and mc.legal_actions(board, BOARD_SEAT) == []
 
 
 def test_a_seat_with_nothing_to_move_passes():
@@ -244,7 +290,12 @@ def test_a_seat_with_nothing_to_move_passes():
     board = board_with("2b2b2/1p1p4/1P1P4/8/8/8/8/8 w - - 0 1", [("black", "c8"), ("black", "f8")])
     assert mc.legal_actions(board, 0) == [{"type": "mcgonagall_pass"}]
     outcome = mc.play(board, 0, {"type": "mcgonagall_pass"}, Rng(1))
-    assert [(e["type"], e["seat"]) for e in outcome.events] == [("mcgonagall_passed", 0), ("mcgonagall_passed", None)]
+    assert [(e["type"], e["seat"]) for e in outcome.events] == [("mcgonagall_passed", 0)]
+    assert not outcome.turn_over and mc.turn_owner(board) == BOARD_SEAT
+    assert mc.legal_actions(board, BOARD_SEAT) == [{"type": "mcgonagall_board_pass"}]
+    outcome = mc.play(board, BOARD_SEAT, {"type": "mcgonagall_board_pass"}, Rng(1))
+    assert outcome.events == [{"type": "mcgonagall_passed", "seat": None, "colour": "white"}]
+    assert outcome.turn_over and mc.turn_owner(board) is None
     assert board["plies"] == 2
 
 
@@ -326,7 +377,8 @@ def test_captured_harrys_individually_and_chained():
     board = board_with("4k3/8/8/8/8/8/8/R6b b - - 0 1", [("black", "h1"), ("black", None)])
     board["players"][1].update(state="captured", captured=1)
     board["captures"] = 1
-    outcome = mc.play(board, 0, move("e8e7"), Rng(1))  # the board answers a1h1, taking the last Harry
+    mc.play(board, 0, move("e8e7"), Rng(1))
+    outcome = mc.play(board, BOARD_SEAT, board_move("a1h1"), Rng(1))  # the board takes the last Harry
     assert outcome.facts[0] == {"captured": 2}
     assert board["over"] == "no_players" and outcome.closed and outcome.winner is None
 
@@ -413,8 +465,13 @@ def test_the_boards_checkmate_has_no_winner():
     """The colour played by the board (house rule) can checkmate the players:
     the individual game then ends with no winner."""
     board = board_with("r5k1/8/8/8/6P1/7B/5PPP/N5K1 w - - 0 1", [("white", "h3")], rules="complete")
-    outcome = mc.play(board, 0, move("g4g5"), Rng(1))  # black (the board) answers a8xa1 mate
-    assert [e.get("uci") for e in outcome.events[:2]] == ["g4g5", "a8a1"]
+    mc.play(board, 0, move("g4g5"), Rng(1))
+    outcome = mc.play(board, BOARD_SEAT, board_move("a8a1"), Rng(1))  # black (the board) mates
+    assert [e.get("uci") for e in outcome.events[:1]] == ["a8a1"]
+    assert board["last"] == [
+        {"seat": 0, "colour": "white", "kind": "move", "uci": "g4g5", "captured": None},
+        {"seat": None, "colour": "black", "kind": "move", "uci": "a8a1",
+         "captured": {"square": "a1", "kind": "knight", "colour": "white", "token": None, "seat": None}}]
     assert board["over"] == "checkmate" and board["winner"] == "black"
     assert outcome.winner is None and outcome.closed
 
@@ -474,7 +531,8 @@ def test_chained_complete_game_with_every_harry_captured_ends():
     board["players"][1].update(state="captured", captured=1)
     board["captures"] = 1
     board["fen"] = "4k3/8/8/8/8/8/8/R5Kb b - - 0 1"
-    outcome = mc.play(board, 0, move("e8e7"), Rng(1))    # the board takes the Harry on h1
+    mc.play(board, 0, move("e8e7"), Rng(1))
+    outcome = mc.play(board, BOARD_SEAT, board_move("g1h1"), Rng(1))  # the board takes the Harry on h1
     assert board["over"] == "no_players"
     assert outcome.finished == [1, 0] and outcome.closed
     assert outcome.facts == {0: {"captured": 2}}
@@ -513,6 +571,10 @@ def test_everything_is_public_and_determinise_reads_the_board_back():
         assert all(v == views[0] for v in views)
         board_view = views[1]
         assert mc.view(mc.determinise(board_view, 0, Rng(3)), 0) == board_view
+    waiting = [step.state_after for step in playout.steps if BOARD_SEAT in GAME.to_act(step.state_after)]
+    assert waiting  # the board's own turns read back too
+    board_view = GAME.view(waiting[0], 0)["boards"]["mcgonagall"]
+    assert board_view["board_to_move"] and mc.view(mc.determinise(board_view, 0, Rng(3)), 0) == board_view
 
 
 # -- property test -----------------------------------------------------------------------------
