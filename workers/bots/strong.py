@@ -31,8 +31,8 @@ itself (``legal_actions`` and ``play`` on a determinisation, never the real
 state); that is why this is the one bot module allowed to import the game
 registry (``tests/workers/test_bots.py``).
 
-Budget (:class:`Budget`): ``iterations`` (default 300) and ``time_ms``
-(default 700; 0 means no clock, and then the move depends only on the seed),
+Budget (:class:`Budget`): ``iterations`` (default 100) and ``time_ms``
+(default 300; 0 means no clock, and then the move depends only on the seed),
 whichever ends first, and ``rollout_depth`` (default 40 plies). Defaults can
 be set with the environment variables ``GRIMOIRE_STRONG_ITERATIONS``,
 ``GRIMOIRE_STRONG_TIME_MS`` and ``GRIMOIRE_STRONG_ROLLOUT_DEPTH``.
@@ -49,7 +49,7 @@ from typing import Any
 
 from service.engine import Rng, clone
 
-from . import greedy
+from . import greedy, seconds
 from .greedy import _turret_score
 
 Action = dict[str, Any]
@@ -64,12 +64,19 @@ EXPLORATION = 0.7
 #: weight 1 or 3, 2-2 at 30); elsewhere the search leads.
 PRIOR = {"casting-stones": 30.0}
 DEFAULT_PRIOR = 3.0
+#: Games whose root ranking is :func:`evaluate` one ply on (see :func:`_prior`) rather than the greedy score.
+LOOKAHEAD = {"casting-stones"}
+#: Casting Stones' evaluation: what a hand that cannot make a Spell (no Character, Artifact or Element
+#: left after a knock-out) costs, and what each point of stone number in a hand is worth (it breaks ties
+#: between Spells and Charms), in turret-score points.
+NO_SPELL_PENALTY = 30.0
+NUMBER_WEIGHT = 0.05
 
 
 @dataclass(frozen=True)
 class Budget:
-    iterations: int = 300
-    time_ms: int = 700
+    iterations: int = 100
+    time_ms: int = 300
     rollout_depth: int = 40
 
     @classmethod
@@ -114,12 +121,14 @@ def choose(bot_input, rng, budget: Budget | None = None) -> Action:
     legal = bot_input.legal_actions
     if len(legal) == 1:
         return legal[0]
+    if bot_input.game == "casting-stones" and all(a["type"] in seconds.ACTIONS for a in legal):
+        return legal[seconds.choose(bot_input.view, bot_input.seat, legal)]
     budget = budget or Budget.from_env()
     game = _game(bot_input.game)
     view, seat = bot_input.view, bot_input.seat
     root_keys = [_key(seat, a) for a in legal]
     root = _Node()
-    prior = _prior(bot_input)
+    prior = _prior(bot_input, game, rng)
     deadline = time.perf_counter() + budget.time_ms / 1000 if budget.time_ms else None
     for _ in range(max(1, budget.iterations)):
         _iterate(game, view, seat, legal, root_keys, root, rng, budget.rollout_depth, prior)
@@ -132,12 +141,24 @@ def choose(bot_input, rng, budget: Budget | None = None) -> Action:
     return legal[best]
 
 
-def _prior(bot_input) -> list[float]:
-    """The greedy level's scores of the root actions, scaled to [0, 1] (all 0 for a game it does not know)."""
-    scorer = greedy.SCORERS.get(bot_input.game)
-    if scorer is None:
-        return [0.0] * len(bot_input.legal_actions)
-    scores = [scorer(bot_input.view, bot_input.seat, a) for a in bot_input.legal_actions]
+def _prior(bot_input, game, rng) -> list[float]:
+    """A ranking of the root actions, scaled to [0, PRIOR weight]: all 0 when it cannot tell them apart.
+
+    Games in :data:`LOOKAHEAD` rank an action by :func:`evaluate` one ply on, on one determinisation
+    of the view; the others by the greedy level's score (all 0 for a game it does not know)."""
+    legal = bot_input.legal_actions
+    if bot_input.game in LOOKAHEAD:
+        state = game.determinise(bot_input.view, bot_input.seat, Rng(rng.getrandbits(64)))
+        scores = []
+        for action in legal:
+            after = clone(state)
+            game.play(after, bot_input.seat, clone(action))
+            scores.append(_rewards(game, after)[bot_input.seat])
+    else:
+        scorer = greedy.SCORERS.get(bot_input.game)
+        if scorer is None:
+            return [0.0] * len(legal)
+        scores = [scorer(bot_input.view, bot_input.seat, a) for a in legal]
     low, high = min(scores), max(scores)
     if high - low < 1e-9:
         return [0.0] * len(scores)
@@ -202,7 +223,7 @@ def _iterate(game, view: View, seat: int, legal: list[Action], root_keys: list[s
     # Backpropagation: each edge earns the reward of the seat that chose it.
     for child, actor in path:
         child.visits += 1
-        child.reward += rewards[actor] if actor < len(rewards) else 0.0
+        child.reward += rewards[actor] if 0 <= actor < len(rewards) else 0.0  # the board (-1) has no stake
 
 
 def _rewards(game, state) -> list[float]:
@@ -227,8 +248,9 @@ def evaluate(game_id: str, view: View) -> list[float]:
     """A heuristic reward per seat, from public facts only (a spectator's view of a determinisation)."""
     if game_id == "casting-stones":
         owners = [t["seat"] for t in view["turrets"]]
-        # the greedy level's turret score: runs of adjacent turrets, mine against theirs
-        scores = [_turret_score(owners, s) for s in (0, 1)]
+        # the greedy level's turret score (runs of adjacent turrets, mine against theirs), less a hand's
+        # lost Spells, plus its numbers
+        scores = [_turret_score(owners, s) + _hand_score(view, s) for s in (0, 1)]
         return [_squash(scores[s] - scores[1 - s], 20.0) for s in (0, 1)]
     if game_id == "quidditch":
         points = [p["score"] for p in view["players"]]
@@ -245,7 +267,37 @@ def evaluate(game_id: str, view: View) -> list[float]:
             others = [t for o, t in enumerate(totals) if o != s and not _partners(view, s, o)]
             out.append(_squash(totals[s] - (max(others) if others else 0), 40.0))
         return out
+    if game_id == "sorcerers-stone":
+        progress = [_progress(view, p) for p in view["players"]]
+        return [_squash(mine - max(x for o, x in enumerate(progress) if o != s), 1.0)
+                for s, mine in enumerate(progress)]
     return [0.5, 0.5]
+
+
+def _progress(view: View, player: dict) -> float:
+    """The Sorcerer's Stone: how far a player has come, in boards: the boards behind them, plus their way
+    along a race board (Hagrid's path to the trapdoor, Quirrell's path to the door), less waiting turns."""
+    order = list(view["boards"])  # the chain's boards in order (one board when played individually)
+    board = player["board"]
+    done = order.index(board) if board in order else len(order)
+    along = 0.0
+    if board in ("hagrid", "quirrell"):
+        race = view["boards"][board]
+        position = next(p["position"] for p in race["players"] if p["seat"] == player["seat"])
+        along = position / max(1, race["trapdoor"] if board == "hagrid" else race["length"])
+    return done + along - 0.1 * player["waiting"]
+
+
+def _hand_score(view: View, seat: int) -> float:
+    """Casting Stones: a hand that cannot cast a Spell (it needs a Character, an Artifact and an
+    Element; in the Advanced Game a Chaser stands for any of them) pays :data:`NO_SPELL_PENALTY`;
+    every stone number counts :data:`NUMBER_WEIGHT`."""
+    hand = next(p["hand"] for p in view["players"] if p["seat"] == seat)
+    types = [stone["type"] for stone in hand]
+    missing = {"character", "artifact", "element"} - set(types)
+    wild = types.count("chaser") if view["variant"] == "advanced" else 0  # "Chasers are wild"
+    spells = len(missing) <= wild
+    return (0.0 if spells else -NO_SPELL_PENALTY) + NUMBER_WEIGHT * sum(stone["number"] or 0 for stone in hand)
 
 
 def _partners(view: View, a: int, b: int) -> bool:
