@@ -250,3 +250,64 @@ def test_strong_beats_random_at_casting_stones():
             wins += levels[winners[0]] == "strong"
             losses += levels[winners[0]] == "random"
     assert wins >= losses and wins >= 5, (wins, losses)
+
+
+def _casting_stones_decisions(kinds: set[str], seeds: range):
+    """(view, seat, legal) of every decision offering an action of ``kinds``, in seeded random playouts."""
+    game = GAMES["casting-stones"]
+    for seed in seeds:
+        for state in _random_states(game, "basic", 2, seed, every=1):
+            for seat in sorted(game.to_act(state)):
+                legal = game.legal_actions(state, seat)
+                if any(a["type"] in kinds for a in legal):
+                    yield game.view(state, seat), seat, legal
+
+
+def test_casting_stones_ranking_knocks_out_the_stone_the_opponents_spells_need():
+    """Manual 000: "if you Knock their Character Stone into the Vault, they will be unable to cast any Spells
+    until recovering it" -- the strong level's ranking puts that knock-out above every other Charm
+    victory, where the greedy level prefers knocking a Turret Gem."""
+    seen = 0
+    for view, seat, legal in _casting_stones_decisions({"knock_stone"}, range(40)):
+        crippling = [a for a in legal if a["type"] == "knock_stone"
+                     and strong._spells(view, 1 - seat) and not strong._spells(view, 1 - seat, out=a["stone"])]
+        if not crippling:
+            continue
+        scores = [strong.casting_stones(view, seat, a) for a in legal]
+        assert legal[scores.index(max(scores))] in crippling
+        seen += 1
+    assert seen >= 3
+
+
+def test_casting_stones_ranking_wins_spells_back():
+    """A knocked-out player "must choose a new Casting Stone from the Vault": the ranking takes one that
+    gives the hand its Spells back whenever the Vault has one."""
+    seen = 0
+    for view, seat, legal in _casting_stones_decisions({"replace"}, range(60)):
+        restoring = [a for a in legal if strong._spells(view, seat, into=a["stone"])]
+        if not restoring or len(restoring) == len(legal):
+            continue
+        scores = [strong.casting_stones(view, seat, a) for a in legal]
+        assert legal[scores.index(max(scores))] in restoring
+        seen += 1
+    assert seen >= 1
+
+
+def test_sorcerers_stone_evaluation_rewards_progress_through_the_chain():
+    """The heuristic at the rollout cap: a player boards ahead of the others is rewarded above a half."""
+    game = GAMES["sorcerers-stone"]
+    rng = random.Random(4)
+    state = game.setup(game.check_options(None, {}, 2), 2, 4)
+    while game.result(state) is None:
+        view = game.view(state, None)
+        boards = [p["board"] for p in view["players"]]
+        order = list(view["boards"])
+        if order.index(boards[0]) != order.index(boards[1]):
+            ahead = 0 if order.index(boards[0]) > order.index(boards[1]) else 1
+            rewards = strong.evaluate(game.id, view)
+            assert rewards[ahead] > 0.5 > rewards[1 - ahead]
+            return
+        seat = rng.choice(sorted(game.to_act(state)))
+        bot_input = BotInput(game.id, seat, game.view(state, bots.viewer(seat)), game.legal_actions(state, seat))
+        state, _ = game.apply(state, seat, bots.choose("greedy" if seat >= 0 else bots.BOARD_LEVEL, bot_input, rng))
+    raise AssertionError("the players never stood on different boards")

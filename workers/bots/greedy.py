@@ -171,11 +171,17 @@ def _turret_score(owners: list[int | None], seat: int) -> float:
     return 100.0 if mine >= 4 else 10 * mine - 8 * theirs + sum(o == seat for o in owners)
 
 
+def stone(view: View, stone_id: str) -> dict | None:
+    """A stone in sight (in a hand, the pool or the Vault), by id."""
+    for candidate in view.get("vault", []) + view.get("pool", []) + [s for p in view["players"] for s in p["hand"]]:
+        if candidate["id"] == stone_id:
+            return candidate
+    return None
+
+
 def _stone_number(view: View, stone_id: str) -> int:
-    for stone in view.get("vault", []) + view.get("pool", []) + [s for p in view["players"] for s in p["hand"]]:
-        if stone["id"] == stone_id:
-            return stone["number"] or 0
-    return 0
+    found = stone(view, stone_id)
+    return (found["number"] or 0) if found is not None else 0
 
 
 def casting_stones(view: View, seat: int, action: Action) -> float:
