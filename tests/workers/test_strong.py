@@ -263,6 +263,11 @@ def _casting_stones_decisions(kinds: set[str], seeds: range):
                     yield game.view(state, seat), seat, legal
 
 
+def _top_ranked(view: dict, seat: int, legal: list[dict]) -> dict:
+    scores = [strong.casting_stones(view, seat, a) for a in legal]
+    return legal[scores.index(max(scores))]
+
+
 def test_casting_stones_ranking_knocks_out_the_stone_the_opponents_spells_need():
     """Manual 000: "if you Knock their Character Stone into the Vault, they will be unable to cast any Spells
     until recovering it" -- the strong level's ranking puts that knock-out above every other Charm
@@ -273,8 +278,7 @@ def test_casting_stones_ranking_knocks_out_the_stone_the_opponents_spells_need()
                      and strong._spells(view, 1 - seat) and not strong._spells(view, 1 - seat, out=a["stone"])]
         if not crippling:
             continue
-        scores = [strong.casting_stones(view, seat, a) for a in legal]
-        assert legal[scores.index(max(scores))] in crippling
+        assert _top_ranked(view, seat, legal) in crippling
         seen += 1
     assert seen >= 3
 
@@ -287,8 +291,7 @@ def test_casting_stones_ranking_wins_spells_back():
         restoring = [a for a in legal if strong._spells(view, seat, into=a["stone"])]
         if not restoring or len(restoring) == len(legal):
             continue
-        scores = [strong.casting_stones(view, seat, a) for a in legal]
-        assert legal[scores.index(max(scores))] in restoring
+        assert _top_ranked(view, seat, legal) in restoring
         seen += 1
     assert seen >= 1
 

@@ -20,6 +20,8 @@ from typing import Any
 
 from service.games.casting_stones.casts import BUNGLE, PENDING, read_cast, winner_of
 
+from .greedy import _FACE, _cast, _player
+
 Action = dict[str, Any]
 View = dict[str, Any]
 
@@ -27,19 +29,17 @@ View = dict[str, Any]
 #: into one tree node, only add noise to exact odds.
 ACTIONS = frozenset({"keep", "recast", "tip"})
 
-_FACE = {"symbol": "s", "number": "n", "leaner": "l", "uncast": "-"}
 #: What a result is worth to the bot: a win 1, a tie between good casts 0.4 (a new hand is cast), else 0.
 _TIE = 0.4
 
 
 def choose(view: View, seat: int, legal: list[Action]) -> int:
     """The index in ``legal`` (``keep``, ``recast`` and ``tip`` actions) of the best decision."""
-    me = next(p for p in view["players"] if p["seat"] == seat)
-    other = next(p for p in view["players"] if p["seat"] != seat)
-    hand = tuple(s["id"] for s in me["hand"])
-    faces = "".join(_FACE[s["face"]] for s in me["hand"])
-    their_hand = tuple(s["id"] for s in other["hand"])
-    their_faces = "".join(_FACE[s["face"]] for s in other["hand"]).replace("l", "?").replace("-", "?")
+    hand, faces = _cast(_player(view, seat))
+    other = _player(view, 1 - seat)
+    their_hand, their_faces = _cast(other)
+    hand, their_hand = tuple(hand), tuple(their_hand)
+    their_faces = their_faces.replace("l", "?").replace("-", "?")
     replies = (view["first_caster"] == seat and not other["recast"]
                and read_cast(list(their_hand), their_faces)[0] == BUNGLE)
     scores = [_expected(hand, _after(faces, hand, action), their_hand, their_faces, replies) for action in legal]

@@ -11,7 +11,7 @@ Each iteration
 2. **selects** down the one tree (nodes are the bot's information sets; edges
    are ``(seat, action)``) with UCB1 over the actions available in *this*
    determinisation, counting each available edge's availability; at the root a
-   progressive bias from the greedy level's ranking of the legal actions
+   progressive bias from a ranking of the legal actions (:data:`SCORERS`)
    (fading with visits, :data:`PRIOR`) steers the first visits;
 3. **expands** one untried action, then
 4. **rolls out** uniformly at random to the end of the match, or to a depth cap
@@ -175,7 +175,7 @@ def casting_stones(view: View, seat: int, action: Action) -> float:
 def _spells(view: View, seat: int, out: str | None = None, into: str | None = None) -> bool:
     """Whether ``seat``'s hand (less the stone ``out``, plus the stone ``into``) can cast a Spell: it holds
     a Character, an Artifact and an Element (in the Advanced Game a Chaser stands for any of them)."""
-    hand = next(p["hand"] for p in view["players"] if p["seat"] == seat)
+    hand = greedy._player(view, seat)["hand"]
     types = [s["type"] for s in hand if s["id"] != out]
     if into is not None:
         types.append(greedy.stone(view, into)["type"])
@@ -313,7 +313,7 @@ def _progress(view: View, player: dict) -> float:
 def _hand_score(view: View, seat: int) -> float:
     """Casting Stones: once the hands are made up, a hand that cannot cast a Spell pays
     :data:`NO_SPELL_PENALTY`; every stone number counts :data:`NUMBER_WEIGHT`."""
-    hand = next(p["hand"] for p in view["players"] if p["seat"] == seat)
+    hand = greedy._player(view, seat)["hand"]
     numbers = NUMBER_WEIGHT * sum(stone["number"] or 0 for stone in hand)
     if view["phase"] in ("pick", "library", "bring"):
         return numbers  # hands are still being made up, to the quota of each type
