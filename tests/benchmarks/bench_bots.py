@@ -65,10 +65,14 @@ def play_match(game_id: str, opponent: str, seed: int, budget: strong.Budget, va
     rng = random.Random(seed)
     times: list[float] = []
     entries: list[dict] = []
+    strong_seat = levels.index("strong")
+    held_seeker = False  # Quidditch: whether the strong seat ever held a Seeker (see LUCK)
     while game.result(state) is None:
         seat = rng.choice(sorted(game.to_act(state)))
         legal = game.legal_actions(state, seat)
         bot_input = BotInput(game.id, seat, game.view(state, bots.viewer(seat)), legal)
+        if game_id == "quidditch" and not held_seeker:
+            held_seeker = any(card["kind"] == "seeker" for card in game.view(state, strong_seat)["hand"])
         if seat == BOARD_SEAT:  # McGonagall's colour that no player holds, as the bot job plays it
             action = bots.choose(bots.BOARD_LEVEL, bot_input, rng)
         elif levels[seat] == "strong":
@@ -85,7 +89,34 @@ def play_match(game_id: str, opponent: str, seed: int, budget: strong.Budget, va
     winners = game.result(state)["winners"]
     outcome = "draw" if len(winners) != 1 else ("win" if levels[winners[0]] == "strong" else "loss")
     return {"outcome": outcome, "times": times, "seed": seed, "options": options, "entries": entries,
-            "final": state}
+            "final": state, "strong_seat": strong_seat, "held_seeker": held_seeker}
+
+
+def _quidditch_luck(results: list[dict]) -> str:
+    """Losses to a Snitch the strong seat could not contest: the opponent caught it, and the strong seat
+    never held a Seeker in the whole match (only a Seeker wins the Snitch; a deck holds two of 40)."""
+    losses = [r for r in results if r["outcome"] == "loss"]
+    snitch = [r for r in losses if "Golden Snitch" in r["final"]["result"]["reason"]]
+    unseeded = [r for r in snitch if not r["held_seeker"]]
+    return (f"{len(snitch)} of {len(losses)} losses ended by the opponent's Snitch; in {len(unseeded)} of them "
+            f"the strong seat never held a Seeker")
+
+
+def _mirror_luck(results: list[dict]) -> str:
+    """The chain ends on the Mirror of Erised: ten face-down cards, one the Stone, flipped one a turn. Who
+    arrives first flips first; with both there, each flip is a draw from the cards left."""
+    first = [r for r in results if next((e["seat"] for entry in r["entries"] for e in entry["events"]
+                                         if e["type"] == "mirror_arrived"), None) == r["strong_seat"]]
+    others = [r for r in results if r not in first]
+
+    def won(group: list[dict]) -> str:
+        return f"won {sum(r['outcome'] == 'win' for r in group)} of {len(group)}"
+
+    return f"strong first at the Mirror: {won(first)}; second: {won(others)}"
+
+
+#: What luck decided, per game and variant: a line printed under the game's win rates.
+LUCK = {"quidditch": _quidditch_luck, "sorcerers-stone:chain": _mirror_luck, "sorcerers-stone": _mirror_luck}
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -154,6 +185,8 @@ def main() -> None:
                       f"{f'[{low:.2f}, {high:.2f}]':>15} {len(times):>6} {_percentile(times, .5) * 1e3:>7.0f} "
                       f"{_percentile(times, .95) * 1e3:>7.0f} {max(times, default=0) * 1e3:>7.0f} "
                       f"{elapsed / n / 60 * args.jobs:>9.2f}", flush=True)
+                if entry in LUCK:
+                    print(f"{'':<28} {'':<8} luck: {LUCK[entry](results)}", flush=True)
     print()
     print(f"{'game':<28} {'matches':>7} {'actions':>8} {'replay actions/s':>17} {'apply actions/s':>16} "
           f"{'mean plies':>10}")

@@ -88,7 +88,7 @@ _WITHIN = [[sum(1 << j for j in range(SIZE * SIZE)
            for i in range(SIZE * SIZE)]
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1 << 16)
 def walk_ends(start: int, steps: int, blocked: int) -> int:
     """The spaces (a bitmask) where a walk of exactly ``steps`` king steps from
     ``start`` can stop, visiting no space twice (``start`` included) and never
