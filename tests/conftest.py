@@ -111,7 +111,10 @@ def drain(worker_runtime, rq_connection, key_prefix):
         if scheduler:
             # what a worker's scheduler does every second: move the due turn timers to their queue
             # (called directly: a worker killed by another test may hold the scheduler lock for a minute)
-            RQScheduler([names["timers"]], connection=rq_connection).enqueue_scheduled_jobs()
+            # without the lock, RQ only looks at the registries it is told of
+            scheduler = RQScheduler([names["timers"]], connection=rq_connection)
+            scheduler.prepare_registries([names["timers"]])
+            scheduler.enqueue_scheduled_jobs()
         worker.work(burst=True, logging_level="WARNING")
 
     return run
