@@ -89,7 +89,7 @@ from strawberry.extensions import ParserCache, ValidationCache
 from strawberry.scalars import JSON
 
 from schema.game_types import pascal
-from service.engine import Game
+from service.engine import BOARD_SEAT, Game
 from service.games import all_games
 from service.store.embedded import EmbeddedRedis, free_port, stop_process
 from tests.support.high_card import GAME as HIGH_CARD
@@ -371,8 +371,8 @@ class RestPlayer:
         self._absorb(expect(response, 200)["match"])
 
     def _absorb(self, match: dict) -> None:
-        self.to_act = match["to_act"]
-        self.needs_match = match["status"] != "active" or not self.to_act
+        self.to_act = [seat for seat in match["to_act"] if seat != BOARD_SEAT]  # no worker plays the board here:
+        self.needs_match = match["status"] != "active" or not self.to_act  # a match waiting on it is replaced
 
 
 def selection(schema: dict) -> str:
@@ -481,8 +481,8 @@ class GraphQLPlayer:
         self._absorb(graphql_payload(response, "submitAction", "ActionAccepted")["match"])
 
     def _absorb(self, match: dict) -> None:
-        self.to_act = match["toAct"]
-        self.needs_match = match["status"] != "active" or not self.to_act
+        self.to_act = [seat for seat in match["toAct"] if seat != BOARD_SEAT]  # no worker plays the board here:
+        self.needs_match = match["status"] != "active" or not self.to_act  # a match waiting on it is replaced
 
 
 class BaselineStarlettePlayer:
