@@ -61,12 +61,8 @@ EXPLORATION = 0.7
 #: per game. In Casting Stones, a game of dice, the ranking is worth more than a hundred random rollouts
 #: (engine trials against greedy, 200 paired matches: 0.56 with the ranking at weight 30, 0.50 to 0.53
 #: with the search leading): there the search mostly breaks its ties; elsewhere the search leads.
-PRIOR = {"casting-stones": 30.0, "quidditch": 10.0}
+PRIOR = {"casting-stones": 30.0}
 DEFAULT_PRIOR = 3.0
-#: Quidditch's evaluation: what a Seeker in hand is worth while the Snitch is still to catch, in points. Only a
-#: Seeker wins the Snitch (150 points, and the match: "The only way to catch it is with a Seeker card. There
-#: are only two Seekers in each deck"): a Seeker spent on another ball is a Snitch given up.
-SEEKER_VALUE = 45.0
 #: Casting Stones' evaluation: what a hand that cannot make a Spell (no Character, Artifact or Element
 #: left after a knock-out) costs, and what each point of stone number in a hand is worth (it breaks ties
 #: between Spells and Charms), in turret-score points.
@@ -263,22 +259,15 @@ def _rewards(game, state) -> list[float]:
         if not winners:
             return [0.5] * seats
         return [1.0 / len(winners) if s in winners else 0.0 for s in range(seats)]
-    hands = [game.view(state, s)["hand"] for s in (0, 1)] if game.id in OWN_HANDS_EVALUATED else None
-    return evaluate(game.id, view, hands)
-
-
-#: Games whose evaluation also reads each seat's hand in the determinisation (the bot's own sample of what it
-#: cannot see, so nothing the bot may not know).
-OWN_HANDS_EVALUATED = {"quidditch"}
+    return evaluate(game.id, view)
 
 
 def _squash(diff: float, scale: float) -> float:
     return 0.5 + 0.5 * math.tanh(diff / scale)
 
 
-def evaluate(game_id: str, view: View, hands: list[list[dict]] | None = None) -> list[float]:
-    """A heuristic reward per seat, from a spectator's view of a determinisation and, for the games in
-    :data:`OWN_HANDS_EVALUATED`, each seat's hand in it."""
+def evaluate(game_id: str, view: View) -> list[float]:
+    """A heuristic reward per seat, from public facts only (a spectator's view of a determinisation)."""
     if game_id == "casting-stones":
         owners = [t["seat"] for t in view["turrets"]]
         # the greedy level's turret score (runs of adjacent turrets, mine against theirs), less a hand's
@@ -287,8 +276,6 @@ def evaluate(game_id: str, view: View, hands: list[list[dict]] | None = None) ->
         return [_squash(scores[s] - scores[1 - s], 20.0) for s in (0, 1)]
     if game_id == "quidditch":
         points = [p["score"] for p in view["players"]]
-        if hands is not None:
-            points = [points[s] + SEEKER_VALUE * sum(card["kind"] == "seeker" for card in hands[s]) for s in (0, 1)]
         return [_squash(points[s] - points[1 - s], 40.0) for s in (0, 1)]
     if game_id == "spells-and-potions":
         scores = list(view["scores"])
