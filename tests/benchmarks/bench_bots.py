@@ -18,6 +18,9 @@ action goes through ``game.apply``. Printed:
   issue's target is "at least 90% of decided games") and the 95% Wilson score interval of it;
 * the time of each strong decision that had a real choice (more than one legal action): p50, p95, max;
   a decision with one legal action is played at once and is not counted;
+* for the games in :data:`LUCK`, a line on what luck decided (Quidditch: losses to a Snitch the strong seat
+  never held a Seeker for; the Sorcerer's Stone chain: its win rate when first and when second at the Mirror
+  of Erised);
 * replay throughput: every recorded match log re-applied from its seed, as actions per second, both with
   ``workers.replay.build_replay`` (what the replay job runs: apply, event and state checks, a frame per
   version; spectator replay) and with bare ``game.apply``.
