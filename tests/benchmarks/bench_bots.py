@@ -108,9 +108,12 @@ def _quidditch_luck(results: list[dict]) -> str:
 def _mirror_luck(results: list[dict]) -> str:
     """The chain ends on the Mirror of Erised: ten face-down cards, one the Stone, flipped one a turn. Who
     arrives first flips first; with both there, each flip is a draw from the cards left."""
-    first = [r for r in results if next((e["seat"] for entry in r["entries"] for e in entry["events"]
-                                         if e["type"] == "mirror_arrived"), None) == r["strong_seat"]]
-    others = [r for r in results if r not in first]
+    def arrived_first(r: dict) -> bool:
+        return next((e["seat"] for entry in r["entries"] for e in entry["events"]
+                     if e["type"] == "mirror_arrived"), None) == r["strong_seat"]
+
+    first = [r for r in results if arrived_first(r)]
+    others = [r for r in results if not arrived_first(r)]  # not `r not in first`: that compares whole logs
 
     def won(group: list[dict]) -> str:
         return f"won {sum(r['outcome'] == 'win' for r in group)} of {len(group)}"
