@@ -314,3 +314,42 @@ def test_sorcerers_stone_evaluation_rewards_progress_through_the_chain():
         bot_input = BotInput(game.id, seat, game.view(state, bots.viewer(seat)), game.legal_actions(state, seat))
         state, _ = game.apply(state, seat, bots.choose("greedy" if seat >= 0 else bots.BOARD_LEVEL, bot_input, rng))
     raise AssertionError("the players never stood on different boards")
+
+
+def _quidditch_decisions(seeds: range):
+    """(state, seat, legal) of every decision that offers a face-down play, in seeded random playouts."""
+    game = GAMES["quidditch"]
+    for seed in seeds:
+        for state in _random_states(game, "standard", 2, seed, every=1):
+            for seat in sorted(game.to_act(state)):
+                legal = game.legal_actions(state, seat)
+                if any(a["type"] == "play_card" for a in legal):
+                    yield state, seat, legal
+
+
+def _wasteful(view: dict, seat: int, action: dict) -> bool:
+    """A Seeker laid on a ball that is not the Golden Snitch, or the pitcher laying anything else on it."""
+    if action["type"] != "play_card":
+        return False
+    kind = next(card["kind"] for card in view["hand"] if card["id"] == action["card"])
+    snitch = action["ball"] == "p-snitch"
+    return (kind == "seeker" and not snitch) or (snitch and kind != "seeker" and view["pitcher"] == seat
+                                                 and view["stage"] == "lead")
+
+
+def test_quidditch_search_keeps_seekers_for_the_snitch():
+    """Kinds: a Seeker "Plays for the Golden Snitch: the only card that can catch it", and "Every ball the
+    Pitcher decides to play on, their opponent must play on as well": the strong level never lays a Seeker
+    elsewhere, nor, pitching, anything but a Seeker on the Snitch, while it has anything else to play."""
+    game = GAMES["quidditch"]
+    seen = 0
+    for state, seat, legal in _quidditch_decisions(range(30)):
+        view = game.view(state, seat)
+        if not any(_wasteful(view, seat, a) for a in legal) or all(_wasteful(view, seat, a) for a in legal):
+            continue
+        candidates = strong.quidditch_candidates(view, seat, legal)
+        assert candidates == [a for a in legal if not _wasteful(view, seat, a)]
+        if seen % 5 == 0:  # the search itself, on a sample (it is the slow part)
+            assert not _wasteful(view, seat, strong.choose(_input(game, state, seat), random.Random(seen), SMALL))
+        seen += 1
+    assert seen >= 50, seen

@@ -123,9 +123,14 @@ def choose(bot_input, rng, budget: Budget | None = None) -> Action:
     budget = budget or Budget.from_env()
     game = _game(bot_input.game)
     view, seat = bot_input.view, bot_input.seat
+    candidates = CANDIDATES.get(bot_input.game)
+    if candidates is not None:
+        legal = candidates(view, seat, legal) or legal
+        if len(legal) == 1:
+            return legal[0]
     root_keys = [_key(seat, a) for a in legal]
     root = _Node()
-    prior = _prior(bot_input)
+    prior = _prior(bot_input.game, view, seat, legal)
     deadline = time.perf_counter() + budget.time_ms / 1000 if budget.time_ms else None
     for _ in range(max(1, budget.iterations)):
         _iterate(game, view, seat, legal, root_keys, root, rng, budget.rollout_depth, prior)
@@ -138,17 +143,17 @@ def choose(bot_input, rng, budget: Budget | None = None) -> Action:
     return legal[best]
 
 
-def _prior(bot_input) -> list[float]:
+def _prior(game_id: str, view: View, seat: int, legal: list[Action]) -> list[float]:
     """The root actions ranked by :data:`SCORERS`, scaled to [0, PRIOR weight] (all 0 for a game
     without a scorer, or when it cannot tell them apart)."""
-    scorer = SCORERS.get(bot_input.game)
+    scorer = SCORERS.get(game_id)
     if scorer is None:
-        return [0.0] * len(bot_input.legal_actions)
-    scores = [scorer(bot_input.view, bot_input.seat, a) for a in bot_input.legal_actions]
+        return [0.0] * len(legal)
+    scores = [scorer(view, seat, a) for a in legal]
     low, high = min(scores), max(scores)
     if high - low < 1e-9:
         return [0.0] * len(scores)
-    weight = PRIOR.get(bot_input.game, DEFAULT_PRIOR)
+    weight = PRIOR.get(game_id, DEFAULT_PRIOR)
     return [weight * (x - low) / (high - low) for x in scores]
 
 
@@ -186,6 +191,35 @@ def _spells(view: View, seat: int, out: str | None = None, into: str | None = No
 
 #: How the root actions are ranked, per game: the greedy level's scores, Casting Stones' revised here.
 SCORERS = {**greedy.SCORERS, "casting-stones": casting_stones}
+
+
+def quidditch_candidates(view: View, seat: int, legal: list[Action]) -> list[Action]:
+    """Quidditch: the root actions worth searching, leaving out two plays that no legal alternative is
+    worse than, and that random rollouts cannot judge (they waste both seats' Seekers alike):
+
+    * a Seeker laid on any ball but the Golden Snitch. It is "the only card that can catch it", the Snitch
+      is worth 150 and ends the match, and a deck holds two Seekers; on a Quaffle or a Bludger it wins
+      nothing (a Quaffle goes to a Chaser or a Keeper, a Bludger to a Beater: docs/rules/quidditch.md);
+    * the pitcher laying anything but a Seeker on the Snitch: "Every ball the Pitcher decides to play on,
+      their opponent must play on as well", so it offers the opponent's Seeker the catch, and wins nothing.
+
+    Empty when nothing else is legal (the caller then searches everything).
+    """
+    hand = {card["id"]: card["kind"] for card in view["hand"]}
+    balls = {ball["id"]: ball["kind"] for ball in view["balls"]}
+    pitching = view["pitcher"] == seat and view["stage"] == "lead"
+
+    def wasteful(action: Action) -> bool:
+        if action["type"] != "play_card":
+            return False
+        seeker, snitch = hand.get(action["card"]) == "seeker", balls.get(action["ball"]) == "snitch"
+        return seeker != snitch and (seeker or pitching)
+
+    return [a for a in legal if not wasteful(a)]
+
+
+#: Which root actions are searched, per game (all of them for a game not named here).
+CANDIDATES = {"quidditch": quidditch_candidates}
 
 
 def _iterate(game, view: View, seat: int, legal: list[Action], root_keys: list[str], root: _Node, rng,
