@@ -155,6 +155,9 @@ class CastingStones(Game):
                "adjacent turrets of the Tower Mat. Intermediate and Advanced games add Casting Cards, private "
                "Vaults and collections of stones.")
     schema = load_data(__package__, "schema.json")
+    # "more by agreement", up to the different cards the service knows: shipped and an operator's (cards.py),
+    # so the options schema itself documents every count a match accepts
+    schema["options"]["properties"]["cards_per_player"]["maximum"] = len(CARDS)
     catalogues = (
         Catalogue("stones", schema["stone"], ("type", "rarity"), catalogue.stones),
         Catalogue("hands", schema["hand"], (), lambda: [
@@ -168,15 +171,6 @@ class CastingStones(Game):
     )
 
     # -- set-up -----------------------------------------------------------------------------
-
-    def check_options(self, variant: str | None, options: dict[str, Any] | None, seats: int) -> dict[str, Any]:
-        """The engine's checks, and one the schema cannot make: the cards each player brings to an Advanced
-        Game must exist ("you both play with the same number of Cards")."""
-        full = super().check_options(variant, options, seats)
-        if VARIANTS[full["variant"]].brings_collections and full["cards_per_player"] > len(CARDS):
-            raise InvalidOptions(f"cards_per_player is {full['cards_per_player']} but this service knows only "
-                                 f"{len(CARDS)} different Casting Cards.")
-        return full
 
     def setup(self, options: dict[str, Any], seats: int, seed: int) -> State:
         rules = VARIANTS[options.get("variant") or self.variants[0].id]

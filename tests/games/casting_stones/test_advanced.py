@@ -114,12 +114,13 @@ def test_an_invalid_collection_is_refused_with_the_reason(change, reason):
 
 def test_more_cards_only_if_the_service_has_them():
     """000: "You may play with more than 3 Casting Cards as long as you and your opponent have agreed to this and
-    you both play with the same number of Cards": one match option for both; refused when the service does not
-    know that many different cards."""
-    assert len(CARDS) == 3
-    with pytest.raises(InvalidOptions):
-        GAME.check_options("advanced", {"cards_per_player": 4}, 2)
-    assert GAME.check_options("basic", {"cards_per_player": 4}, 2)["cards_per_player"] == 4   # unused there
+    you both play with the same number of Cards": one match option for both, and its schema allows no more than
+    the different cards the service knows (so the API documents every value it accepts, in every variant)."""
+    assert GAME.options_schema["properties"]["cards_per_player"]["maximum"] == len(CARDS) == 3
+    for variant in ("basic", "advanced"):
+        with pytest.raises(InvalidOptions):
+            GAME.check_options(variant, {"cards_per_player": 4}, 2)
+    assert GAME.check_options("advanced", {"cards_per_player": 3}, 2)["cards_per_player"] == 3
 
 
 # -- THE VAULT (ADVANCED) --------------------------------------------------------------------------------

@@ -112,7 +112,8 @@ def test_an_unreadable_or_non_json_card_file_is_refused(tmp_path):
 def _import_with_cards(path):
     env = dict(os.environ, **{CARDS_SETTING: str(path)})
     code = ("from service.games import all_games; from service.games.casting_stones.cards import CARDS; "
-            "print(list(CARDS))")
+            "print(list(CARDS)); "
+            "print('max', all_games()['casting-stones'].options_schema['properties']['cards_per_player']['maximum'])")
     return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
 
 
@@ -122,6 +123,7 @@ def test_the_setting_is_read_at_start_up_and_a_bad_file_stops_it(tmp_path):
     good = _import_with_cards(_file(tmp_path, {"cards": [GOOD]}))
     assert good.returncode == 0, good.stderr
     assert "sorting-hat-verdict" in good.stdout
+    assert "max 4" in good.stdout  # a match may now bring the operator's card too: four each
     bad = _import_with_cards(_file(tmp_path, {"cards": [dict(GOOD, effect=[])]}, "bad.json"))
     assert bad.returncode != 0
     assert "CardFileError" in bad.stderr and "bad.json" in bad.stderr and "counter_spell" in bad.stderr
