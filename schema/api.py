@@ -117,12 +117,26 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         scores: Optional[list[float]]
         reason: str
 
+    @strawberry.type(description="A default action the service played for a late seat (turn timer).")
+    class AutoAction:
+        seat: int
+        reason: str = strawberry.field(description="turn_timeout")
+        default: str = strawberry.field(description="pass, or random: the random bot's choice")
+        turn_seconds: Optional[int]
+
+    def auto_action(record: dict | None) -> Optional[AutoAction]:
+        return None if not record else AutoAction(seat=record["seat"], reason=record["reason"],
+                                                  default=record["default"], turn_seconds=record.get("turn_seconds"))
+
+    AUTO = "Set when the service played this action for a late seat (turn timer); else null."
+
     @strawberry.type(description="An accepted action, as the reader's seat may see it.")
     class HistoryEntry:
         version: int
         seat: int = strawberry.field(description=ACTED)
         action: Optional[GameAction] = strawberry.field(description="Shown only to the seat that acted.")
         events: list[JSON]
+        auto: Optional[AutoAction] = strawberry.field(description=AUTO)
 
     MatchStatusEnum = strawberry.enum(
         enum.Enum("MatchStatus", {"waiting": "waiting", "active": "active", "finished": "finished"}),
@@ -190,7 +204,8 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
             entries = await store.history(self.record.id, self.my_seat, after=max(after, 0),
                                           limit=min(max(limit, 1), 1000))
             return [HistoryEntry(version=e.version, seat=e.seat,
-                                 action=t.to_action(e.action) if e.action is not None else None, events=e.events)
+                                 action=t.to_action(e.action) if e.action is not None else None, events=e.events,
+                                 auto=auto_action(e.auto))
                     for e in entries]
 
     @strawberry.type(description="An accepted action, as the subscriber's seat may see it.")
@@ -203,6 +218,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         status: MatchStatusEnum
         to_act: list[int] = strawberry.field(description=f"The seats the game now waits on; {BOARD_NOTE}")
         at: float = strawberry.field(description="When the action was accepted, in milliseconds since the epoch.")
+        auto: Optional[AutoAction] = strawberry.field(description=AUTO)
 
     @strawberry.type(description="One of your matches now waits on your seat, or has ended.")
     class TurnNotice:
@@ -218,7 +234,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         return MatchEvent(match_id=update["match_id"], version=update["version"], seat=update["seat"],
                           action=types[game_id].to_action(action) if action is not None else None,
                           events=update["events"], status=MatchStatusEnum(update["status"]),
-                          to_act=update["to_act"], at=update["at"])
+                          to_act=update["to_act"], at=update["at"], auto=auto_action(update["auto"]))
 
     @strawberry.type(description="The match was created.")
     class MatchCreated:
@@ -247,13 +263,6 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         seat: int
         match: MatchType
 
-    @strawberry.type(description="A default action the service played for a late seat (turn timer).")
-    class AutoAction:
-        seat: int
-        reason: str = strawberry.field(description="turn_timeout")
-        default: str = strawberry.field(description="pass, or random: the random bot's choice")
-        turn_seconds: Optional[int]
-
     @strawberry.type(description="One step of a replay: the state after an accepted action, as the replay's "
                                  "reader may see it (version 0: the set-up).")
     class ReplayFrame:
@@ -266,7 +275,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         views: Optional[list[GameView]] = strawberry.field(
             description="Spectator replay only: every seat's view.")
         to_act: list[int] = strawberry.field(description=f"The seats the game waits on; {BOARD_NOTE}")
-        auto: Optional[AutoAction]
+        auto: Optional[AutoAction] = strawberry.field(description=AUTO)
 
     @strawberry.type(description="A re-computed difference between what was stored and the replayed match.")
     class ReplayMismatch:
@@ -306,8 +315,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
                 view=t.to_view(f["view"]),
                 views=[t.to_view(v) for v in f["views"]] if f.get("views") is not None else None,
                 to_act=f["to_act"],
-                auto=AutoAction(seat=f["auto"]["seat"], reason=f["auto"]["reason"], default=f["auto"]["default"],
-                                turn_seconds=f["auto"].get("turn_seconds")) if f.get("auto") else None,
+                auto=auto_action(f["auto"]),
             ) for f in r["frames"]]
             replay = Replay(match_id=r["match_id"], game=r["game"], seat=r["seat"], disclosure=r["disclosure"],
                             note=r["note"], seed=None if r["seed"] is None else str(r["seed"]),

@@ -12,7 +12,8 @@
 ``turn_timeout(match_id, version, seat)``
     The turn timer: if ``seat`` has not acted since ``version`` and is still to
     act, play its default -- a ``pass`` where one is legal, else the ``random``
-    bot's choice -- and record that it did (``<match key>:auto``).
+    bot's choice -- and record that it did, in the same log entry (its ``auto``
+    field: history, live updates and replays show it).
 ``build_replay(match_id, seat)``
     Re-apply a finished match's log to its seed (workers/replay.py).
 
@@ -22,14 +23,13 @@ Each returns a short JSON-able outcome, kept by RQ as the job's result.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import random
-import time
 from typing import Any
 
 from service.metrics import time_bot_move
 from service.store import MatchNotFound, VersionConflict
+from service.store.live import log_update
 
 from service.engine import BOARD_SEAT
 
@@ -123,18 +123,12 @@ async def _turn_timeout(match_id: str, version: int, seat: int) -> dict[str, Any
         bot_input = bots.BotInput(game=match.game.id, seat=seat, view=match.view(seat),
                                   legal_actions=match.legal_actions(seat))
         action, default = default_action(bot_input.legal_actions, bot_input, _rng(match_id, match.version, seat, "t"))
+        record = {"seat": seat, "reason": "turn_timeout", "default": default, "turn_seconds": match.turn_seconds}
         try:
             accepted = await store.submit(match_id, None, match.version, action, f"timer:{match.version}:{seat}",
-                                          acting_seat=seat)
+                                          acting_seat=seat, auto=record)
         except VersionConflict:
             return {"outcome": "conflict"}  # someone acted meanwhile; the next version has its own timer
-        record = {"seat": seat, "reason": "turn_timeout", "default": default, "turn_seconds": match.turn_seconds,
-                  "at": int(time.time() * 1000)}
-        key = f"{store.key(match_id)}:auto"
-        async with store.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(key, str(accepted.version), json.dumps(record))
-            pipe.expire(key, max(store.idle_ttl, store.finished_ttl))
-            await pipe.execute()
         return {"outcome": "played", "default": default, "version": accepted.version}
 
 
@@ -147,10 +141,6 @@ async def _build_replay(match_id: str, seat: int | None) -> dict[str, Any]:
     async with rt.store() as store:
         match = await store.get(match_id)
         raw = await store.log_entries(match_id, after=0, limit=2**31)  # the stream and its compacted archive
-        auto = await store.redis.hgetall(f"{store.key(match_id)}:auto")
-    entries = [{"version": int(entry_id.split("-")[0]), "seat": int(f["seat"]), "action": json.loads(f["action"]),
-                "events": json.loads(f["events"]), "status": f.get("status", "active"),
-                "to_act": json.loads(f.get("to_act", "[]")), "at": int(f["at"])} for entry_id, f in raw]
+    entries = [vars(log_update(match_id, entry_id, fields)) for entry_id, fields in raw]
     return replay_of(match.game, match_id=match_id, options=match.options, seats=len(match.seats), seed=match.seed,
-                     entries=entries, final_state=match.state, seat=seat,
-                     auto={int(v): json.loads(r) for v, r in auto.items()})
+                     entries=entries, final_state=match.state, seat=seat)

@@ -26,16 +26,15 @@ def _norm(data: Any) -> Any:
 
 
 def build_replay(game: Game, *, match_id: str, options: dict, seats: int, seed: int, entries: list[dict],
-                 final_state: dict, seat: int | None, auto: dict[int, dict] | None = None) -> dict[str, Any]:
+                 final_state: dict, seat: int | None) -> dict[str, Any]:
     """The replay of a match for ``seat`` (None: the spectator, everything shown).
 
     ``entries`` are the log entries in order: ``{"version", "seat", "action", "events",
-    "status", "to_act", "at"}``. ``auto`` maps a version to the record of a default
-    action the service played for a late seat (turn timers).
+    "status", "to_act", "at"}``, and ``"auto"``, the record of a default action the
+    service played for a late seat (turn timers), where there is one.
     """
-    auto = auto or {}
     state = game.setup(options, seats, seed)
-    frames = [_frame(game, state, seat, seats, version=0, entry=None, events=[], auto=None)]
+    frames = [_frame(game, state, seat, seats, version=0, entry=None, events=[])]
     mismatches: list[dict[str, Any]] = []
     for expected_version, entry in enumerate(entries, start=1):
         version = entry["version"]
@@ -57,8 +56,7 @@ def build_replay(game: Game, *, match_id: str, options: dict, seats: int, seed: 
         if status != entry["status"]:
             mismatches.append({"version": version, "what": "status",
                                "detail": f"stored status {entry['status']}, re-computed {status}"})
-        frames.append(_frame(game, state, seat, seats, version=version, entry=entry, events=events,
-                             auto=auto.get(version)))
+        frames.append(_frame(game, state, seat, seats, version=version, entry=entry, events=events))
     else:
         if _norm(state) != _norm(final_state):
             mismatches.append({"version": len(entries), "what": "state",
@@ -80,7 +78,7 @@ def build_replay(game: Game, *, match_id: str, options: dict, seats: int, seed: 
 
 
 def _frame(game: Game, state: dict, seat: int | None, seats: int, *, version: int, entry: dict | None,
-           events: list, auto: dict | None) -> dict[str, Any]:
+           events: list) -> dict[str, Any]:
     acting = entry["seat"] if entry else None
     frame = {
         "version": version,
@@ -89,7 +87,7 @@ def _frame(game: Game, state: dict, seat: int | None, seats: int, *, version: in
         "events": events if seat is None else events_for(events, seat),
         "view": game.view(state, seat),
         "to_act": sorted(game.to_act(state)),
-        "auto": auto,
+        "auto": entry.get("auto") if entry else None,
     }
     if seat is None:
         frame["views"] = [game.view(state, s) for s in range(seats)]

@@ -185,16 +185,17 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                            "actions": {"type": "array", "items": _ref("GameAction")}},
         },
         "HistoryEntry": {
-            "type": "object", "required": ["version", "seat", "action", "events", "at"],
+            "type": "object", "required": ["version", "seat", "action", "events", "at", "auto"],
             "properties": {"version": {"type": "integer"}, "seat": _ACTED,
                            "action": {"oneOf": [{"type": "null"}, _ref("GameAction")],
                                       "description": "Shown only to the seat that acted."},
                            "events": {"type": "array", "items": {"type": "object"}},
-                           "at": {"type": "integer", "description": "Milliseconds since the epoch."}},
+                           "at": {"type": "integer", "description": "Milliseconds since the epoch."},
+                           "auto": _ref("AutoAction")},
         },
         "StreamUpdate": {
             "type": "object",
-            "required": ["match_id", "version", "seat", "action", "events", "status", "to_act", "at"],
+            "required": ["match_id", "version", "seat", "action", "events", "status", "to_act", "at", "auto"],
             "properties": {"match_id": {"type": "string"}, "version": {"type": "integer"},
                            "seat": _ACTED,
                            "action": {"oneOf": [{"type": "null"}, _ref("GameAction")],
@@ -202,7 +203,8 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                            "events": {"type": "array", "items": {"type": "object"}},
                            "status": {"type": "string", "enum": ["active", "finished"]},
                            "to_act": _TO_ACT,
-                           "at": {"type": "integer", "description": "Accepted at, in ms since the epoch."}},
+                           "at": {"type": "integer", "description": "Accepted at, in ms since the epoch."},
+                           "auto": _ref("AutoAction")},
         },
         "TurnNotice": {
             "type": "object", "required": ["match_id", "seat", "version", "status", "to_act", "your_turn"],
@@ -231,10 +233,10 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
         },
         "AutoAction": {
             "type": ["object", "null"], "required": ["seat", "reason", "default"],
-            "description": "A default action the service played for a late seat (turn timer).",
+            "description": "Set when the service played the action for a late seat (turn timer); else null.",
             "properties": {"seat": {"type": "integer"}, "reason": {"type": "string", "enum": ["turn_timeout"]},
                            "default": {"type": "string", "enum": ["pass", "random"]},
-                           "turn_seconds": {"type": ["integer", "null"]}, "at": {"type": "integer"}},
+                           "turn_seconds": {"type": ["integer", "null"]}},
         },
         "ReplayFrame": {
             "type": "object", "required": ["version", "seat", "action", "events", "view", "to_act", "auto"],

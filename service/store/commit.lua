@@ -8,6 +8,7 @@
 -- ARGV[7] action (JSON)         ARGV[8] events (JSON)        ARGV[9] now (ms)
 -- ARGV[10] pub/sub channel      ARGV[11] TTL of the match, seconds
 -- ARGV[12] request fingerprint ARGV[13] idempotency TTL, seconds
+-- ARGV[14] the record of a default action the service played for a late seat (JSON), or ""
 --
 -- Returns {"ok", new_version}, {"conflict", current_version},
 -- {"duplicate", idempotency record (JSON)} or {"missing"}.
@@ -22,8 +23,13 @@ if current ~= tonumber(ARGV[1]) then return {'conflict', current} end
 local version = current + 1
 redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', version, 'status', ARGV[3],
            'to_act', ARGV[4], 'result', ARGV[5], 'updated', ARGV[9])
-redis.call('XADD', KEYS[2], version .. '-0', 'seat', ARGV[6], 'action', ARGV[7],
-           'events', ARGV[8], 'at', ARGV[9], 'status', ARGV[3], 'to_act', ARGV[4])
+local entry = {'seat', ARGV[6], 'action', ARGV[7], 'events', ARGV[8], 'at', ARGV[9], 'status', ARGV[3],
+               'to_act', ARGV[4]}
+if ARGV[14] ~= '' then
+  table.insert(entry, 'auto')
+  table.insert(entry, ARGV[14])
+end
+redis.call('XADD', KEYS[2], version .. '-0', unpack(entry))
 local ttl = tonumber(ARGV[11])
 redis.call('EXPIRE', KEYS[1], ttl)
 redis.call('EXPIRE', KEYS[2], ttl)

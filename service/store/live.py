@@ -48,6 +48,7 @@ class Update:
     status: str
     to_act: list[int]
     at: int
+    auto: dict[str, Any] | None  # a turn timer's record (public), see MatchStore.submit
 
     def for_seat(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` (None: a spectator) may see of this update."""
@@ -56,15 +57,17 @@ class Update:
             "action": self.action if seat == self.seat else None,
             "events": events_for(self.events, seat),
             "status": self.status, "to_act": self.to_act if self.status == "active" else [],
-            "at": self.at,
+            "at": self.at, "auto": self.auto,
         }
 
 
-def _update(match_id: str, entry_id: str, fields: dict[str, str]) -> Update:
+def log_update(match_id: str, entry_id: str, fields: dict[str, str]) -> Update:
+    """A raw log entry (``MatchStore.log_entries``) read into an :class:`Update`."""
     return Update(
         match_id=match_id, version=int(entry_id.split("-")[0]), seat=int(fields["seat"]),
         action=json.loads(fields["action"]), events=json.loads(fields["events"]),
         status=fields.get("status", "active"), to_act=json.loads(fields.get("to_act", "[]")), at=int(fields["at"]),
+        auto=json.loads(fields["auto"]) if "auto" in fields else None,
     )
 
 
@@ -218,7 +221,7 @@ class LiveUpdates:
         if channel.newest <= last:
             return []
         entries = await self.store.log_entries(channel.match_id, after=last, limit=self.page)
-        return [_update(channel.match_id, entry_id, fields) for entry_id, fields in entries]
+        return [log_update(channel.match_id, entry_id, fields) for entry_id, fields in entries]
 
     async def _refresh(self, channel: _Channel) -> None:
         channel.stale = False
@@ -229,7 +232,7 @@ class LiveUpdates:
         else:
             entries = await self.store.log_entries(channel.match_id, after=channel.newest, limit=self.cache_size)
         for entry_id, fields in entries:
-            update = _update(channel.match_id, entry_id, fields)
+            update = log_update(channel.match_id, entry_id, fields)
             channel.recent[update.version] = update
             channel.newest = max(channel.newest, update.version)
         if channel.newest < 0:

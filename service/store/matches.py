@@ -134,6 +134,8 @@ class HistoryEntry:
     action: dict[str, Any] | None  # shown only to the seat that acted
     events: list[dict[str, Any]]
     at: int
+    #: the record of a default the service played for a late seat (turn timer), else None: public
+    auto: dict[str, Any] | None = None
 
 
 class MatchStore:
@@ -315,11 +317,11 @@ class MatchStore:
 
     async def submit(self, match_id: str, token: str | None, expected_version: int, action: Any,
                      idempotency_key: str | None = None, *, game_id: str | None = None,
-                     acting_seat: int | None = None) -> Accepted:
+                     acting_seat: int | None = None, auto: dict[str, Any] | None = None) -> Accepted:
         """See :meth:`_submit`; reports each outcome to ``on_submit``."""
         try:
             accepted = await self._submit(match_id, token, expected_version, action, idempotency_key,
-                                          game_id=game_id, acting_seat=acting_seat)
+                                          game_id=game_id, acting_seat=acting_seat, auto=auto)
         except (RuleError, StoreError) as error:
             if self.on_submit is not None:
                 self.on_submit(None, error.code)
@@ -330,7 +332,7 @@ class MatchStore:
 
     async def _submit(self, match_id: str, token: str | None, expected_version: int, action: Any,
                       idempotency_key: str | None = None, *, game_id: str | None = None,
-                      acting_seat: int | None = None) -> Accepted:
+                      acting_seat: int | None = None, auto: dict[str, Any] | None = None) -> Accepted:
         """Apply ``action`` for the token's seat if the match is at ``expected_version``.
 
         ``game_id``, when given, is the game the caller believes it plays; an action
@@ -341,7 +343,9 @@ class MatchStore:
 
         ``acting_seat`` (instead of a token) is for trusted server-side callers only,
         the bot and timer jobs in workers/; the APIs never pass it. It is the only way
-        to act as the board itself (``BOARD_SEAT``): no token maps to it.
+        to act as the board itself (``BOARD_SEAT``): no token maps to it. ``auto``, from
+        the timer job only, records in the same log entry that the service played the
+        action for a late seat; history, live updates and replays show it.
         """
         action = canonical(action)
         if token is None and acting_seat is None:
@@ -378,7 +382,7 @@ class MatchStore:
             args=[expected_version, _dumps(state), status, _dumps(sorted(match.game.to_act(state))),
                   _dumps(result) if result is not None else "", seat, _dumps(action), _dumps(events), now,
                   self.channel(match_id), self.finished_ttl if result is not None else self.idle_ttl,
-                  fingerprint or "", self.idempotency_ttl])
+                  fingerprint or "", self.idempotency_ttl, _dumps(auto) if auto else ""])
         outcome = reply[0]
         if outcome == "conflict":
             current = int(reply[1])
@@ -423,6 +427,7 @@ class MatchStore:
                 action=json.loads(fields["action"]) if acting == seat else None,
                 events=events_for(json.loads(fields["events"]), seat),
                 at=int(fields["at"]),
+                auto=json.loads(fields["auto"]) if "auto" in fields else None,
             ))
         return history
 

@@ -208,19 +208,37 @@ def test_graphql_add_bot_and_replay(client, drain):
     assert len(got["replay"]["frames"]) == 7
 
 
-def test_a_turn_timer_plays_the_late_seats_default_and_records_it(client, drain, rq_connection, key_prefix):
+def test_a_turn_timer_plays_the_late_seats_default_and_records_it(client, drain):
+    """The record is in the action's own log entry: the REST and GraphQL history, the live stream and the
+    replay all show it, and an action a seat played itself has none."""
     match = create(client, "high-card", seed=2, turn_seconds=1)
-    for name in ("ann", "bob"):
-        client.post(f"/v1/matches/{match['id']}/seats", json={"name": name})
+    tokens = [client.post(f"/v1/matches/{match['id']}/seats", json={"name": name}).json()["token"]
+              for name in ("ann", "bob")]
     time.sleep(1.3)
     drain(scheduler=True)  # the scheduler moves the due timers to the queue; the worker plays them
     after = get(client, match["id"])
     assert after["version"] == 2  # both seats were late: each got its default (no pass here: a random card)
-    auto = rq_connection.hgetall(f"{key_prefix}:m:{{{match['id']}}}:auto")
-    records = sorted(json.loads(v)["seat"] for v in auto.values())
-    assert records == [0, 1]
-    assert all(json.loads(v)["default"] == "random" and json.loads(v)["reason"] == "turn_timeout"
-               for v in auto.values())
+    history = client.get(f"/v1/matches/{match['id']}/history").json()["entries"]
+    expected = [{"seat": s, "reason": "turn_timeout", "default": "random", "turn_seconds": 1}
+                for s in (history[0]["seat"], history[1]["seat"])]
+    assert [e["auto"] for e in history] == expected and sorted(e["seat"] for e in history) == [0, 1]
+    gql = client.post("/graphql", json={"query": """query($id: ID!) { match(id: $id) { ... on Match { history {
+        auto { seat reason default turnSeconds } } } } }""", "variables": {"id": match["id"]}}).json()
+    assert [e["auto"]["turnSeconds"] for e in gql["data"]["match"]["history"]] == [1, 1]
+    # the seats play the rest themselves (no worker runs between drains): their actions carry no record
+    while (now := get(client, match["id"]))["status"] == "active":
+        auth = {"Authorization": f"Bearer {tokens[now['to_act'][0]]}"}
+        legal = client.get(f"/v1/matches/{match['id']}/legal-actions", headers=auth).json()["actions"]
+        played = client.post(f"/v1/matches/{match['id']}/actions", json={"action": legal[0]},
+                             headers={**auth, "If-Match": f'"{now["version"]}"'})
+        assert played.status_code == 200, played.text
+    later = client.get(f"/v1/matches/{match['id']}/history?after=2").json()["entries"]
+    assert later and all(e["auto"] is None for e in later)
+    stream = client.get(f"/v1/matches/{match['id']}/events", params={"format": "ndjson"})  # ends: the match is over
+    updates = [m for m in map(json.loads, filter(None, stream.text.splitlines())) if m["type"] == "action"]
+    assert [u["auto"] for u in updates] == expected + [None] * len(later)
+    frames = replay(client, drain, match["id"], None)["frames"]
+    assert [f["auto"] for f in frames] == [None] + expected + [None] * len(later)
 
 
 def test_the_timer_default_is_a_pass_where_one_is_legal():
