@@ -20,7 +20,8 @@ Each iteration
    the edges that seat chose.
 
 The move played is the root edge visited most. At the root the bot searches
-only over ``bot_input.legal_actions`` (what the service offered it); a
+only over ``bot_input.legal_actions`` (what the service offered it), less the
+plays a game's :data:`CANDIDATES` rule leaves out; a
 determinisation is only ever built from the view, so the real state, the
 store and the other seats' cards are out of reach: given the same view, legal
 actions and seed it plays the same move, whatever the hidden cards are
