@@ -237,6 +237,15 @@ def test_a_turn_timer_plays_the_late_seats_default_and_records_it(client, drain)
     stream = client.get(f"/v1/matches/{match['id']}/events", params={"format": "ndjson"})  # ends: the match is over
     updates = [m for m in map(json.loads, filter(None, stream.text.splitlines())) if m["type"] == "action"]
     assert [u["auto"] for u in updates] == expected + [None] * len(later)
+    query = ("subscription($id: ID!) { matchEvents(matchId: $id, after: 0) { "
+             "... on MatchEvent { auto { seat reason default turnSeconds } } } }")
+    with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
+        ws.send_json({"type": "connection_init", "payload": {}})
+        assert ws.receive_json()["type"] == "connection_ack"
+        ws.send_json({"id": "1", "type": "subscribe", "payload": {"query": query, "variables": {"id": match["id"]}}})
+        pushed = [ws.receive_json()["payload"]["data"]["matchEvents"]["auto"] for _ in range(len(updates))]
+    assert [a and {"seat": a["seat"], "reason": a["reason"], "default": a["default"], "turn_seconds": a["turnSeconds"]}
+            for a in pushed] == expected + [None] * len(later)
     frames = replay(client, drain, match["id"], None)["frames"]
     assert [f["auto"] for f in frames] == [None] + expected + [None] * len(later)
 
