@@ -29,7 +29,7 @@ from typing import Any
 
 from service.metrics import time_bot_move
 from service.store import MatchNotFound, VersionConflict
-from service.store.live import log_update
+from service.store.archive import log_update
 
 from service.engine import BOARD_SEAT
 

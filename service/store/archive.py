@@ -15,21 +15,60 @@ neither place; they may briefly be in both, which readers handle.
 Readers go through :func:`entries`: the stream alone when it covers the range
 asked for (the usual case: followers and clients read recent versions), else
 the archive then the stream, retrying when a compaction moved entries between
-the two reads (versions are contiguous, so a gap shows it).
+the two reads (versions are contiguous, so a gap shows it). :func:`log_update`
+reads a raw entry; history, live updates and replays all go through it.
 """
 
 from __future__ import annotations
 
 import json
 import zlib
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from redis.client import NEVER_DECODE
+
+from service.engine import events_for
 
 if TYPE_CHECKING:
     from .matches import MatchStore
 
 Entry = tuple[str, dict[str, str]]  # (stream entry id "<version>-0", fields), as XRANGE returns them
+
+
+@dataclass(frozen=True)
+class Update:
+    """One accepted action as logged, unfiltered."""
+
+    match_id: str
+    version: int
+    seat: int
+    action: dict[str, Any]
+    events: list[dict[str, Any]]
+    status: str
+    to_act: list[int]
+    at: int
+    auto: dict[str, Any] | None  # a turn timer's record (public), see MatchStore.submit
+
+    def for_seat(self, seat: int | None) -> dict[str, Any]:
+        """What ``seat`` (None: a spectator) may see of this update."""
+        return {
+            "match_id": self.match_id, "version": self.version, "seat": self.seat,
+            "action": self.action if seat == self.seat else None,
+            "events": events_for(self.events, seat),
+            "status": self.status, "to_act": self.to_act if self.status == "active" else [],
+            "at": self.at, "auto": self.auto,
+        }
+
+
+def log_update(match_id: str, entry_id: str, fields: dict[str, str]) -> Update:
+    """A raw log entry (``MatchStore.log_entries``) read into an :class:`Update`."""
+    return Update(
+        match_id=match_id, version=int(entry_id.split("-")[0]), seat=int(fields["seat"]),
+        action=json.loads(fields["action"]), events=json.loads(fields["events"]),
+        status=fields.get("status", "active"), to_act=json.loads(fields.get("to_act", "[]")), at=int(fields["at"]),
+        auto=json.loads(fields["auto"]) if "auto" in fields else None,
+    )
 
 
 def _version(entry_id: str) -> int:

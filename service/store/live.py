@@ -27,48 +27,12 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
-from service.engine import events_for
-
+from .archive import Update, log_update
 from .errors import MatchNotFound, TooManyStreams
 from .matches import MatchStore
 from .tokens import hash_token
 
 log = logging.getLogger("grimoire.live")
-
-
-@dataclass(frozen=True)
-class Update:
-    """One accepted action as logged, unfiltered."""
-
-    match_id: str
-    version: int
-    seat: int
-    action: dict[str, Any]
-    events: list[dict[str, Any]]
-    status: str
-    to_act: list[int]
-    at: int
-    auto: dict[str, Any] | None  # a turn timer's record (public), see MatchStore.submit
-
-    def for_seat(self, seat: int | None) -> dict[str, Any]:
-        """What ``seat`` (None: a spectator) may see of this update."""
-        return {
-            "match_id": self.match_id, "version": self.version, "seat": self.seat,
-            "action": self.action if seat == self.seat else None,
-            "events": events_for(self.events, seat),
-            "status": self.status, "to_act": self.to_act if self.status == "active" else [],
-            "at": self.at, "auto": self.auto,
-        }
-
-
-def log_update(match_id: str, entry_id: str, fields: dict[str, str]) -> Update:
-    """A raw log entry (``MatchStore.log_entries``) read into an :class:`Update`."""
-    return Update(
-        match_id=match_id, version=int(entry_id.split("-")[0]), seat=int(fields["seat"]),
-        action=json.loads(fields["action"]), events=json.loads(fields["events"]),
-        status=fields.get("status", "active"), to_act=json.loads(fields.get("to_act", "[]")), at=int(fields["at"]),
-        auto=json.loads(fields["auto"]) if "auto" in fields else None,
-    )
 
 
 @dataclass(eq=False)

@@ -420,15 +420,9 @@ class MatchStore:
         entries = await self.log_entries(match_id, after=after, limit=limit)
         history = []
         for entry_id, fields in entries:
-            acting = int(fields["seat"])
-            history.append(HistoryEntry(
-                version=int(entry_id.split("-")[0]),
-                seat=acting,
-                action=json.loads(fields["action"]) if acting == seat else None,
-                events=events_for(json.loads(fields["events"]), seat),
-                at=int(fields["at"]),
-                auto=json.loads(fields["auto"]) if "auto" in fields else None,
-            ))
+            shown = archive.log_update(match_id, entry_id, fields).for_seat(seat)
+            history.append(HistoryEntry(version=shown["version"], seat=shown["seat"], action=shown["action"],
+                                        events=shown["events"], at=shown["at"], auto=shown["auto"]))
         return history
 
     async def log_entries(self, match_id: str, *, after: int = 0, limit: int = 100) -> list[tuple[str, dict]]:

@@ -117,6 +117,9 @@ def _key(seat: int, action: Action) -> str:
 def choose(bot_input, rng, budget: Budget | None = None) -> Action:
     """The most visited root action after the search; one of ``bot_input.legal_actions`` verbatim."""
     legal = bot_input.legal_actions
+    candidates = CANDIDATES.get(bot_input.game)
+    if candidates is not None:
+        legal = candidates(bot_input.view, bot_input.seat, legal) or legal
     if len(legal) == 1:
         return legal[0]
     if bot_input.game == "casting-stones" and all(a["type"] in seconds.ACTIONS for a in legal):
@@ -124,11 +127,6 @@ def choose(bot_input, rng, budget: Budget | None = None) -> Action:
     budget = budget or Budget.from_env()
     game = _game(bot_input.game)
     view, seat = bot_input.view, bot_input.seat
-    candidates = CANDIDATES.get(bot_input.game)
-    if candidates is not None:
-        legal = candidates(view, seat, legal) or legal
-        if len(legal) == 1:
-            return legal[0]
     root_keys = [_key(seat, a) for a in legal]
     root = _Node()
     prior = _prior(bot_input.game, view, seat, legal)

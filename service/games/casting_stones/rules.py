@@ -88,7 +88,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.engine import Action, Catalogue, Event, Game, InvalidOptions, Rng, State, Variant, load_data
+from service.engine import Action, Catalogue, Event, Game, Rng, State, Variant, load_data
 
 from . import catalogue, collecting, library, victory
 from .determinise import determinise as _determinise
