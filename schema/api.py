@@ -21,7 +21,7 @@ from strawberry.extensions import (
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
-from service.engine import BOARD_SEAT_NOTE as BOARD_NOTE, Game, RuleError
+from service.engine import BOARD_SEAT_NOTE as BOARD_NOTE, RESULT_CAUSE, Game, RuleError
 from service.store import Match, MatchStore, StoreError
 from service.store.bots import add_bot as store_add_bot, create_match as store_create_match
 
@@ -115,7 +115,8 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
     class Result:
         winners: list[int]
         scores: Optional[list[float]]
-        reason: str
+        reason: str = strawberry.field(description="A sentence for people.")
+        cause: Optional[str] = strawberry.field(default=None, description=RESULT_CAUSE)
 
     @strawberry.type(description="A default action the service played for a late seat (turn timer).")
     class AutoAction:
@@ -186,7 +187,8 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         @strawberry.field
         def result(self) -> Optional[Result]:
             r = self.record.result
-            return None if r is None else Result(winners=r["winners"], scores=r.get("scores"), reason=r["reason"])
+            return None if r is None else Result(winners=r["winners"], scores=r.get("scores"), reason=r["reason"],
+                                                cause=r.get("cause"))
 
         @strawberry.field
         def view(self) -> GameView:
@@ -332,8 +334,9 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
     CreateMatchResult = union("CreateMatchResult", MatchCreated, P.UnknownGame, P.InvalidOptions, P.UnknownBotLevel,
                               P.NoSuchSeat, P.SeatTaken)
     AddBotResult = union("AddBotResult", BotAdded, P.UnknownBotLevel, P.MatchNotFound, P.SeatTaken, P.MatchFull,
-                         P.NoSuchSeat, P.InvalidToken)
-    LeaveSeatResult = union("LeaveSeatResult", SeatLeft, P.MatchNotFound, P.TokenRequired, P.InvalidToken)
+                         P.NoSuchSeat, P.InvalidToken, P.NotYourSeat)
+    LeaveSeatResult = union("LeaveSeatResult", SeatLeft, P.MatchNotFound, P.TokenRequired, P.InvalidToken,
+                            P.NotYourSeat)
     StartReplayResult = union("StartReplayResult", ReplayJob, P.MatchNotFound, P.MatchNotFinished, P.NoSuchSeat)
     ReplayLookup = union("ReplayLookup", ReplayJob, P.ReplayNotFound)
     JoinMatchResult = union("JoinMatchResult", SeatJoined, P.MatchNotFound, P.SeatTaken, P.MatchFull, P.NoSuchSeat)

@@ -38,6 +38,7 @@ MatchFull = _problem("MatchFull", "Every seat of the match is taken.")
 NoSuchSeat = _problem("NoSuchSeat", "The match has no seat with that number.")
 TokenRequired = _problem("TokenRequired", "The operation needs a seat's bearer token.")
 InvalidToken = _problem("InvalidToken", "The bearer token does not hold a seat in this match.")
+NotYourSeat = _problem("NotYourSeat", "The token holds another seat of this match than the one named.")
 MatchNotStarted = _problem("MatchNotStarted", "The match starts when every seat is taken.")
 NotYourTurn = _problem("NotYourTurn", "Your seat is not one the game is waiting on.")
 IllegalAction = _problem("IllegalAction", "The rules do not allow that action now; nothing was applied.")
@@ -58,6 +59,7 @@ BY_CODE: dict[str, type] = {
     "no_such_seat": NoSuchSeat,
     "token_required": TokenRequired,
     "invalid_token": InvalidToken,
+    "not_your_seat": NotYourSeat,
     "match_not_started": MatchNotStarted,
     "not_your_turn": NotYourTurn,
     "illegal_action": IllegalAction,

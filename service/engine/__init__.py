@@ -2,12 +2,12 @@
 
 from .errors import IllegalAction, InvalidOptions, MalformedAction, MatchFinished, NotYourTurn, RuleError
 from .game import (
-    BOARD_SEAT, BOARD_SEAT_NOTE, Action, Catalogue, Event, Game, State, Variant, clone, events_for, load_data,
+    BOARD_SEAT, BOARD_SEAT_NOTE, RESULT_CAUSE, Action, Catalogue, Event, Game, State, Variant, clone, events_for, load_data,
 )
 from .rng import Rng
 
 __all__ = [
     "BOARD_SEAT", "BOARD_SEAT_NOTE", "Action", "Catalogue", "Event", "Game", "IllegalAction", "InvalidOptions",
-    "MalformedAction", "MatchFinished", "NotYourTurn", "Rng", "RuleError", "State", "Variant", "clone", "events_for",
+    "MalformedAction", "MatchFinished", "NotYourTurn", "RESULT_CAUSE", "Rng", "RuleError", "State", "Variant", "clone", "events_for",
     "load_data",
 ]

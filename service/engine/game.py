@@ -19,7 +19,8 @@ lives inside the game's State. The service drives a game through five calls:
     state: every API response, event, log entry and bot input goes through it.
 ``to_act(state) -> set[int]`` and ``result(state) -> dict | None``
     Who the game waits on (several seats may act at once) and, once the match
-    is over, ``{"winners": [seat, ...], "scores": [...] | None, "reason": str}``.
+    is over, ``{"winners": [seat, ...], "scores": [...] | None, "reason": str, "cause": str}``:
+    ``reason`` is a sentence for people, ``cause`` a snake_case code for programs.
 ``determinise(view, seat, rng) -> State`` (optional)
     A full state consistent with ``seat``'s view, hidden parts sampled; only
     the ``strong`` bot level calls it, on its own samples.
@@ -87,6 +88,9 @@ Event = dict[str, Any]
 
 #: The board itself as an actor of the match (see "The board as an actor" above): not a seat.
 BOARD_SEAT = -1
+#: How both APIs document a result's ``cause``.
+RESULT_CAUSE = ("Why the match ended, for programs: a snake_case code per game (snitch, round_limit, tower...); "
+                "each game's list is in docs/rules/<game>.md. Null for matches finished before causes existed.")
 #: How both APIs document ``BOARD_SEAT`` wherever ``to_act`` or an acting seat may hold it.
 BOARD_SEAT_NOTE = ("-1: the board itself, played by the bot workers (McGonagall's chess: the colour no player "
                    "holds).")

@@ -8,7 +8,7 @@ test fails when that file is stale.
 
 from typing import Any
 
-from service.engine import BOARD_SEAT_NOTE, Game
+from service.engine import BOARD_SEAT_NOTE, RESULT_CAUSE, Game
 
 from service.store.bots import BOT_LEVELS
 
@@ -135,7 +135,8 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
         "Result": {"type": ["object", "null"], "required": ["winners", "reason"],
                    "properties": {"winners": {"type": "array", "items": {"type": "integer"}},
                                   "scores": {"type": ["array", "null"], "items": {"type": "number"}},
-                                  "reason": {"type": "string"}}},
+                                  "reason": {"type": "string", "description": "A sentence for people."},
+                                  "cause": {"type": ["string", "null"], "description": RESULT_CAUSE}}},
         "GameView": any_of(views),
         "GameAction": any_of(actions),
         "Match": {
@@ -344,7 +345,8 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
             "security": [{"seatToken": []}],
             "responses": {"200": _json(_ref("SeatLeft"), "The seat is free; the match as a spectator sees it.",
                                        _ETAG),
-                          **_problem_responses("token_required", "invalid_token", "match_not_found", *_COMMON)},
+                          **_problem_responses("token_required", "invalid_token", "not_your_seat",
+                                               "match_not_found", *_COMMON)},
         }},
         "/v1/matches/{match_id}/legal-actions": {"get": {
             "operationId": "legalActions", "summary": "Every action your seat may take now.",
@@ -409,7 +411,8 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
             "responses": {
                 "201": _json(_ref("BotAdded"), "The bot holds the seat.", _ETAG),
                 **_problem_responses("unknown_bot_level", "match_not_found", "seat_taken", "match_full",
-                                     "no_such_seat", "invalid_token", "unsupported_media_type", *_COMMON),
+                                     "no_such_seat", "invalid_token", "not_your_seat", "unsupported_media_type",
+                                     *_COMMON),
             },
         }},
         "/v1/matches/{match_id}/replays": {"post": {

@@ -29,7 +29,7 @@ async def add_bot(store: MatchStore, match_id: str, seat: int | None, level: str
     With ``token``, the caller hands its own seat to the bot instead, at any
     point of the match: the token is revoked in the same atomic step
     (:meth:`MatchStore.leave`). Raises UnknownBotLevel, MatchNotFound, SeatTaken,
-    MatchFull, NoSuchSeat or InvalidToken. When the match starts (or a bot is
+    MatchFull, NoSuchSeat, InvalidToken or NotYourSeat. When the match starts (or a bot is
     to act), the store's listeners enqueue its move.
     """
     check_level(level)

@@ -52,6 +52,15 @@ class InvalidToken(StoreError):
     code = "invalid_token"
 
 
+class NotYourSeat(StoreError):
+    """A valid seat token used for another seat of the same match (leaving it, handing it to a bot).
+
+    Not ``invalid_token``: the token is good and re-authenticating would not help.
+    """
+
+    code = "not_your_seat"
+
+
 class MatchNotStarted(StoreError):
     code = "match_not_started"
 

@@ -44,8 +44,8 @@ from service.engine import Game, IllegalAction, RuleError, events_for
 from . import archive, lobby
 from .tokens import hash_token, new_token
 from .errors import (
-    IdempotencyKeyReused, InvalidToken, MatchFull, MatchNotFound, MatchNotStarted, NoSuchSeat, SeatTaken,
-    StoreError, TokenRequired, UnknownGame, VersionConflict,
+    IdempotencyKeyReused, InvalidToken, MatchFull, MatchNotFound, MatchNotStarted, NoSuchSeat, NotYourSeat,
+    SeatTaken, StoreError, TokenRequired, UnknownGame, VersionConflict,
 )
 
 
@@ -273,13 +273,13 @@ class MatchStore:
         The seat is freed for anyone to join, or, with ``bot`` (``{"level": ...}``),
         handed to a bot in the same atomic step, which then plays it (also mid-match).
         ``seat``, when given, must be the token's. Returns the match after it and
-        the seat. Raises TokenRequired, InvalidToken or MatchNotFound.
+        the seat. Raises TokenRequired, InvalidToken, NotYourSeat or MatchNotFound.
         """
         if token is None:
             raise TokenRequired("Send the seat's bearer token to give the seat up.")
         match, held = await self.read_as(match_id, token)
         if seat is not None and seat != held:
-            raise InvalidToken(f"This token holds seat {held}, not seat {seat}.")
+            raise NotYourSeat(f"This token holds seat {held}, not seat {seat}.")
         seat = held
         record = ""
         if bot is not None:

@@ -162,7 +162,10 @@ def test_leave_seat_revokes_the_token(client):
     leave = """mutation($input: LeaveSeatInput!) { leaveSeat(input: $input) { __typename
       ... on SeatLeft { seat match { seats { seat joined } } } ... on Problem { code } } }"""
     assert data(client, leave, {"input": {"matchId": match_id}})["leaveSeat"]["code"] == "token_required"
-    assert data(client, leave, {"input": {"matchId": match_id, "seat": 0}}, t1)["leaveSeat"]["code"] == "invalid_token"
+    assert data(client, leave, {"input": {"matchId": match_id, "seat": 0}}, t1)["leaveSeat"]["code"] == "not_your_seat"
+    _, (other_match_token, _) = started(client)
+    assert data(client, leave, {"input": {"matchId": match_id, "seat": 0}},
+                other_match_token)["leaveSeat"]["code"] == "invalid_token"
     left = data(client, leave, {"input": {"matchId": match_id}}, t1)["leaveSeat"]
     assert left["seat"] == 1 and left["match"]["seats"][1]["joined"] is False
     assert data(client, READ, {"id": match_id}, t1)["match"]["code"] == "invalid_token"

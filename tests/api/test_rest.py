@@ -191,7 +191,11 @@ def test_leaving_a_seat_revokes_its_token_and_frees_the_seat(client):
     match_id, (t0, t1) = new_match(client)
     before = client.get(f"/v1/matches/{match_id}", headers=auth(t1)).json()
     assert_problem(client.delete(f"/v1/matches/{match_id}/seats/1"), 401, "token_required")
-    assert_problem(client.delete(f"/v1/matches/{match_id}/seats/1", headers=auth(t0)), 401, "invalid_token")
+    # Issue #22 (13): seat 0's good token naming seat 1 is 403 not_your_seat (re-authenticating would not help);
+    # a token holding no seat of this match stays 401.
+    assert_problem(client.delete(f"/v1/matches/{match_id}/seats/1", headers=auth(t0)), 403, "not_your_seat")
+    other_id, (other_token, _) = new_match(client)
+    assert_problem(client.delete(f"/v1/matches/{match_id}/seats/1", headers=auth(other_token)), 401, "invalid_token")
     assert_problem(client.delete(f"/v1/matches/{match_id}/seats/x", headers=auth(t1)), 400, "malformed_request")
     assert client.get(f"/v1/matches/{match_id}", headers=auth(t1)).json() == before  # refusals change nothing
     left = client.delete(f"/v1/matches/{match_id}/seats/1", headers=auth(t1))

@@ -272,7 +272,8 @@ def test_a_player_hands_its_seat_to_a_bot_mid_match(client, drain):
     someone_else = client.post(f"/v1/matches/{match['id']}/bots", json={"level": "greedy", "seat": 0})
     assert someone_else.status_code == 409 and someone_else.json()["code"] == "seat_taken"
     wrong_seat = client.post(f"/v1/matches/{match['id']}/bots", json={"level": "greedy", "seat": 1}, headers=auth)
-    assert wrong_seat.status_code == 401 and wrong_seat.json()["code"] == "invalid_token"
+    # Issue #22 (13): a good token naming another seat is 403 not_your_seat, not a 401 that asks to re-authenticate.
+    assert wrong_seat.status_code == 403 and wrong_seat.json()["code"] == "not_your_seat"
     handed = client.post(f"/v1/matches/{match['id']}/bots", json={"level": "greedy"}, headers=auth)
     assert handed.status_code == 201, handed.text
     assert handed.json()["seat"] == 0 and handed.json()["match"]["seats"][0]["bot"] == "greedy"
