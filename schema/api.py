@@ -26,11 +26,19 @@ from service.store import Match, MatchStore, StoreError
 from service.store.bots import add_bot as store_add_bot, create_match as store_create_match
 
 from . import live, problems
+from .errors import MaskUnexpectedErrors, OperationNameRequired, log_errors
 from .cost import max_cost_rule
 from .game_types import GameTypes, pascal
 
 #: How an acting ``seat`` field documents the board itself (service.engine.BOARD_SEAT).
 ACTED = f"The seat that acted; {BOARD_NOTE}"
+
+
+class Schema(strawberry.Schema):
+    """strawberry's schema, logging each error by whose it is (schema/errors.py) instead of all at ERROR."""
+
+    def process_errors(self, errors, execution_context=None) -> None:
+        log_errors(errors)
 
 
 def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int = 2000,
@@ -573,7 +581,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         *MaxAliasesLimiter(max_alias_count=max_aliases).validation_rules,
         max_cost_rule(max_cost),
     ]
-    return strawberry.Schema(
+    return Schema(
         query=Query,
         mutation=Mutation,
         subscription=Subscription,
@@ -585,5 +593,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
             # so rules built per request would make every request miss the cache.
             lambda: AddValidationRules(limits),
             lambda: MaxTokensLimiter(max_token_count=max_tokens),
+            OperationNameRequired,
+            MaskUnexpectedErrors,
         ],
     )

@@ -1,11 +1,32 @@
-"""The GraphQL endpoint: strawberry's ASGI app with our context."""
+"""The GraphQL endpoint: strawberry's ASGI app with our context, bounded JSON and coded HTTP errors.
 
+* A body that is not UTF-8 JSON, or nests deeper than :data:`service.wire.MAX_DEPTH`, is
+  HTTP 400 with an error coded ``malformed_request``; on a websocket the connection closes
+  with 4400. Nothing walks such a body.
+* The store unreachable: HTTP 503 with ``Retry-After`` (the error is coded
+  ``service_unavailable`` by :class:`schema.errors.MaskUnexpectedErrors`).
+"""
+
+from __future__ import annotations
+
+import json
 from datetime import timedelta
+from typing import Any
 
+from cross_web import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse
 from strawberry.asgi import GraphQL
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
+from service import wire
 from service.store import bearer_token
+
+from .errors import code_of
+
+RETRY_AFTER = "1"
+_HTTP_CODES = {400: "malformed_request", 404: "not_found", 405: "method_not_allowed", 415: "unsupported_media_type"}
+_SUB_RESPONSE = "grimoire.graphql_response"
 
 
 class GraphQLApp(GraphQL):
@@ -17,6 +38,33 @@ class GraphQLApp(GraphQL):
                          connection_init_wait_timeout=timedelta(seconds=10),
                          max_subscriptions_per_connection=max_subscriptions_per_connection)
 
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await super().__call__(scope, receive, send)
+        try:
+            response = await self.run(Request(scope=scope, receive=receive))
+        except HTTPException as error:  # strawberry's own refusals: coded like every other error
+            body = {"errors": [{"message": error.reason,
+                                "extensions": {"code": _HTTP_CODES.get(error.status_code, "malformed_request")}}]}
+            response = JSONResponse(body, status_code=error.status_code)
+        await response(scope, receive, send)
+
+    def decode_json(self, data: str | bytes) -> object:
+        try:
+            return wire.loads(data)
+        except wire.MalformedJson as error:  # strawberry answers 400 (HTTP) or closes with 4400 (websocket)
+            raise json.JSONDecodeError(error.message, "", 0) from None
+
     async def get_context(self, request, response):
+        request.scope[_SUB_RESPONSE] = response
         return {"request": request, "response": response, "store": request.app.state.store,
                 "token": bearer_token(request.headers.get("authorization"))}
+
+    async def process_result(self, request, result) -> Any:
+        if any(code_of(error) == "service_unavailable" for error in result.errors or ()):
+            # strawberry copies the status and headers of the context's response onto the answer
+            response = request.scope.get(_SUB_RESPONSE)
+            if response is not None and not hasattr(response, "send"):  # HTTP, not a websocket
+                response.status_code = 503
+                response.headers["Retry-After"] = RETRY_AFTER
+        return await super().process_result(request, result)

@@ -16,8 +16,6 @@ import signal
 import threading
 import redis
 import redis.asyncio as aioredis
-from redis.exceptions import ConnectionError as RedisConnectionError, TimeoutError as RedisTimeoutError
-from redis.exceptions import ClusterError, RedisClusterException, TryAgainError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
@@ -36,7 +34,8 @@ from service.settings import Settings
 from service.store import MatchStore
 from service.store.live import LiveUpdates, StreamLimit
 from service.store.embedded import EmbeddedRedis
-from service.store.connect import open_store, queue_url
+from service.store.connect import STORE_UNAVAILABLE, open_store, queue_url
+from service.guards import BodySizeLimit, ErrorGuard, HeaderSizeLimit, SecurityHeaders
 from service.limits import ConnectionLimit, RateLimit
 from service.logs import RequestIdMiddleware
 from service.metrics import MetricsMiddleware, SubmitObserver, metrics_endpoint
@@ -54,43 +53,6 @@ DOCS_PAGE = """<!doctype html>
 </body></html>"""
 
 
-class BodySizeLimit:
-    """Refuse request bodies larger than ``limit`` bytes with a 413 problem."""
-
-    def __init__(self, app, limit: int):
-        self.app = app
-        self.limit = limit
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-        declared = dict(scope.get("headers", ())).get(b"content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
-            return await self._refuse(scope, receive, send)
-        received = 0
-
-        async def limited_receive():
-            nonlocal received
-            message = await receive()
-            received += len(message.get("body", b""))
-            if received > self.limit:
-                raise _TooLarge()
-            return message
-
-        try:
-            await self.app(scope, limited_receive, send)
-        except _TooLarge:
-            await self._refuse(scope, receive, send)
-
-    async def _refuse(self, scope, receive, send):
-        response = problem("payload_too_large", f"Request bodies are limited to {self.limit} bytes.")
-        await response(scope, receive, send)
-
-
-class _TooLarge(Exception):
-    pass
-
-
 async def healthz(request: Request) -> Response:
     return JSONResponse({"status": "ok"})
 
@@ -98,7 +60,7 @@ async def healthz(request: Request) -> Response:
 async def readyz(request: Request) -> Response:
     try:
         await request.app.state.store.ping()
-    except (RedisConnectionError, RedisTimeoutError, OSError):
+    except (*STORE_UNAVAILABLE, OSError):
         return problem("service_unavailable", "Redis is not reachable.", headers={"Retry-After": "1"})
     return JSONResponse({"status": "ready"})
 
@@ -120,11 +82,6 @@ async def _redis_down(request: Request, exc: Exception) -> Response:
     log.warning("redis unavailable: %s", type(exc).__name__)
     return problem("service_unavailable", "The match store is unavailable; try again shortly.",
                    headers={"Retry-After": "1"})
-
-
-async def _internal_error(request: Request, exc: Exception) -> Response:
-    log.exception("unhandled error on %s %s", request.method, request.url.path)
-    return problem("internal_error", "Something went wrong on our side; it has been logged.")
 
 
 def _end_streams_on_sigterm(live: LiveUpdates) -> None:
@@ -219,12 +176,7 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
         ],
         exception_handlers={
             HTTPException: _http_error,
-            RedisConnectionError: _redis_down,
-            RedisTimeoutError: _redis_down,
-            ClusterError: _redis_down,  # a cluster shard failing over or restarting
-            RedisClusterException: _redis_down,
-            TryAgainError: _redis_down,
-            Exception: _internal_error,
+            **{error: _redis_down for error in STORE_UNAVAILABLE},
         },
         lifespan=lifespan,
     )
@@ -239,6 +191,9 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
                            expose_headers=["ETag", "Location", "Retry-After"])
     if settings.metrics:
         app.add_middleware(MetricsMiddleware)
+    app.add_middleware(HeaderSizeLimit, limit=settings.max_header_bytes)
+    app.add_middleware(ErrorGuard)  # a 500 with the request id, instead of Starlette's own
+    app.add_middleware(SecurityHeaders)
     app.add_middleware(RequestIdMiddleware)  # outermost: every log line of a request carries its id
     app.state.openapi_yaml = openapi_yaml(games)
     app.state.settings = settings

@@ -35,7 +35,8 @@ def main(argv: list[str] | None = None) -> int:
 
         settings = Settings.from_env()
         uvicorn.run(create_app(settings), host=args.host or settings.host, port=args.port or settings.port,
-                    log_config=None, access_log=False, timeout_graceful_shutdown=settings.shutdown_timeout)
+                    log_config=None, access_log=False, timeout_graceful_shutdown=settings.shutdown_timeout,
+                    server_header=False)  # the server's name and version help nobody but an attacker
     elif args.command == "export-schema":
         from service.contracts import write_contracts
 

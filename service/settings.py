@@ -36,6 +36,8 @@ class Settings:
     idempotency_ttl: int = 24 * 3600
     #: Largest request body accepted, in bytes.
     max_body_bytes: int = 64 * 1024
+    #: Largest request header block (all headers together) accepted, in bytes; larger is 431.
+    max_header_bytes: int = 16 * 1024
     #: GraphQL limits: query depth, tokens in a document, aliases in a document,
     #: and cost (fields resolved, lists counted at their limit or 10: schema/cost.py).
     graphql_max_depth: int = 12
@@ -95,6 +97,7 @@ class Settings:
             idle_ttl=_int("GRIMOIRE_IDLE_TTL", cls.idle_ttl),
             idempotency_ttl=_int("GRIMOIRE_IDEMPOTENCY_TTL", cls.idempotency_ttl),
             max_body_bytes=_int("GRIMOIRE_MAX_BODY_BYTES", cls.max_body_bytes),
+            max_header_bytes=_int("GRIMOIRE_MAX_HEADER_BYTES", cls.max_header_bytes),
             graphql_max_depth=_int("GRIMOIRE_GRAPHQL_MAX_DEPTH", cls.graphql_max_depth),
             graphql_max_tokens=_int("GRIMOIRE_GRAPHQL_MAX_TOKENS", cls.graphql_max_tokens),
             graphql_max_aliases=_int("GRIMOIRE_GRAPHQL_MAX_ALIASES", cls.graphql_max_aliases),

@@ -8,7 +8,6 @@ machine codes as GraphQL. Handlers only translate HTTP to
 """
 
 import asyncio
-import json
 import re
 from typing import Any
 
@@ -20,6 +19,8 @@ from starlette.routing import Route
 from service.engine import Game, RuleError
 from service.store import Match, MatchStore, StoreError, VersionConflict, bearer_token
 from service.store.bots import add_bot as store_add_bot, create_match as store_create_match
+
+from service import wire
 
 from .problems import problem
 from .schemas import AddBotBody, CreateMatchBody, JoinSeatBody, StartReplayBody, SubmitActionBody
@@ -44,16 +45,35 @@ def _error(error: RuleError | StoreError) -> Response:
     return problem(error.code, error.message, headers=headers)
 
 
+def _refused_media_type(content_type: str | None, *, has_body: bool) -> str | None:
+    """Why a body's declared type is refused, or None: bodies are declared JSON, in UTF-8.
+
+    A body without ``Content-Type`` is refused too (docs/security.md): a cross-site form or
+    ``text/plain`` post cannot declare JSON without a CORS preflight.
+    """
+    if not content_type:
+        return "Send the body with Content-Type: application/json." if has_body else None
+    media_type, _, params = content_type.partition(";")
+    media_type = media_type.strip().lower()
+    if media_type != "application/json" and not media_type.endswith("+json"):
+        return "Send the body as application/json."
+    for param in params.split(";"):
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset" and value.strip().strip('"').lower() not in ("utf-8", "utf8"):
+            return "JSON bodies are UTF-8; send charset=utf-8 or no charset."
+    return None
+
+
 async def _body(request: Request, schema) -> dict[str, Any] | Response:
     """The JSON body checked against a marshmallow schema, or a problem response."""
-    content_type = request.headers.get("content-type", "")
-    if content_type and "json" not in content_type:
-        return problem("unsupported_media_type", "Send the body as application/json.")
     raw = await request.body()
+    refused = _refused_media_type(request.headers.get("content-type"), has_body=bool(raw))
+    if refused:
+        return problem("unsupported_media_type", refused)
     try:
-        data = json.loads(raw or b"null")
-    except (ValueError, UnicodeDecodeError):
-        return problem("malformed_request", "The body is not valid JSON.")
+        data = wire.loads(raw or b"null")
+    except wire.MalformedJson as error:
+        return problem("malformed_request", error.message)
     if not isinstance(data, dict):
         return problem("malformed_request", "The body must be a JSON object.")
     try:

@@ -14,8 +14,13 @@ from __future__ import annotations
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import ClusterError, ConnectionError, RedisClusterException, TimeoutError, TryAgainError
 
 TIMEOUTS = {"socket_timeout": 5, "socket_connect_timeout": 2}
+
+#: What the Redis client raises while the store is unreachable or failing over (a shard
+#: restarting, a replica being promoted): not a bug, answered 503 with Retry-After on every API.
+STORE_UNAVAILABLE = (ConnectionError, TimeoutError, ClusterError, RedisClusterException, TryAgainError)
 
 
 def match_redis(url: str, *, cluster: bool = False, max_connections: int = 64):

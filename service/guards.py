@@ -1,0 +1,132 @@
+"""HTTP guards: plain ASGI middlewares that need no Redis (rate limits are in service/limits.py).
+
+* :class:`ErrorGuard`: an unhandled exception becomes a logged 500 problem that carries the
+  request id (it runs inside :class:`service.logs.RequestIdMiddleware`, so the id is still set).
+* :class:`SecurityHeaders`: ``nosniff`` everywhere, ``no-store`` unless a handler chose its own
+  caching (seat tokens and private views are in responses), a frame-refusing CSP on HTML pages.
+* :class:`HeaderSizeLimit` and :class:`BodySizeLimit`: requests larger than the settings allow
+  are refused before anything reads them, whichever HTTP parser the server runs.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from service.logs import request_id
+from service.rest.problems import problem
+
+log = logging.getLogger("grimoire")
+
+#: HTML pages (GraphiQL, the docs page) may not be framed: a page where people paste tokens.
+HTML_POLICY = "frame-ancestors 'none'; base-uri 'none'; object-src 'none'; form-action 'self'"
+
+
+class ErrorGuard:
+    """Answer an unhandled exception with a 500 problem naming the request id, logged with its traceback."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        started = False
+
+        async def tracked_send(message):
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked_send)
+        except Exception:
+            log.exception("unhandled error on %s %s", scope["method"], scope["path"])
+            if started:  # too late for a 500: the server closes the connection
+                raise
+            rid = request_id.get()
+            response = problem("internal_error", f"Something went wrong on our side; it has been logged under "
+                                                 f"request id {rid}.", request_id=rid)
+            await response(scope, receive, send)
+
+
+class SecurityHeaders:
+    """Headers every response carries (docs/security.md, "Headers")."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                names = {name.lower() for name, _ in headers}
+                headers.append((b"x-content-type-options", b"nosniff"))
+                if b"cache-control" not in names:
+                    headers.append((b"cache-control", b"no-store"))
+                content_type = next((value for name, value in headers if name.lower() == b"content-type"), b"")
+                if content_type.startswith(b"text/html") and b"content-security-policy" not in names:
+                    headers.append((b"content-security-policy", HTML_POLICY.encode()))
+                    headers.append((b"x-frame-options", b"DENY"))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+class HeaderSizeLimit:
+    """Refuse a request (or websocket handshake) whose headers pass ``limit`` bytes: 431."""
+
+    def __init__(self, app, limit: int):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] in ("http", "websocket"):
+            size = sum(len(name) + len(value) + 4 for name, value in scope.get("headers", ()))
+            if size > self.limit:
+                if scope["type"] == "websocket":
+                    return await send({"type": "websocket.close", "code": 1009})
+                response = problem("headers_too_large", f"Request headers are limited to {self.limit} bytes.")
+                return await response(scope, receive, send)
+        await self.app(scope, receive, send)
+
+
+class BodySizeLimit:
+    """Refuse request bodies larger than ``limit`` bytes with a 413 problem."""
+
+    def __init__(self, app, limit: int):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        declared = dict(scope.get("headers", ())).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            return await self._refuse(scope, receive, send)
+        received = 0
+
+        async def limited_receive():
+            nonlocal received
+            message = await receive()
+            received += len(message.get("body", b""))
+            if received > self.limit:
+                raise _TooLarge()
+            return message
+
+        try:
+            await self.app(scope, limited_receive, send)
+        except _TooLarge:
+            await self._refuse(scope, receive, send)
+
+    async def _refuse(self, scope, receive, send):
+        response = problem("payload_too_large", f"Request bodies are limited to {self.limit} bytes.")
+        await response(scope, receive, send)
+
+
+class _TooLarge(Exception):
+    pass
