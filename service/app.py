@@ -35,7 +35,7 @@ from service.store import MatchStore
 from service.store.live import LiveUpdates, StreamLimit
 from service.store.embedded import EmbeddedRedis
 from service.store.connect import STORE_UNAVAILABLE, open_store, queue_url
-from service.guards import BodySizeLimit, ErrorGuard, HeaderSizeLimit, SecurityHeaders
+from service.guards import BodySizeLimit, ErrorGuard, HeaderSizeLimit, MetricsPort, SecurityHeaders
 from service.limits import ConnectionLimit, RateLimit
 from service.logs import RequestIdMiddleware
 from service.metrics import MetricsMiddleware, SubmitObserver, metrics_endpoint
@@ -191,6 +191,8 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
                            expose_headers=["ETag", "Location", "Retry-After"])
     if settings.metrics:
         app.add_middleware(MetricsMiddleware)
+    if settings.metrics and settings.metrics_port:
+        app.add_middleware(MetricsPort, port=settings.metrics_port)
     app.add_middleware(HeaderSizeLimit, limit=settings.max_header_bytes)
     app.add_middleware(ErrorGuard)  # a 500 with the request id, instead of Starlette's own
     app.add_middleware(SecurityHeaders)

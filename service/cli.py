@@ -7,6 +7,7 @@
 
 import argparse
 import logging
+import socket
 import sys
 
 import uvicorn
@@ -34,9 +35,14 @@ def main(argv: list[str] | None = None) -> int:
         from service.app import create_app
 
         settings = Settings.from_env()
-        uvicorn.run(create_app(settings), host=args.host or settings.host, port=args.port or settings.port,
-                    log_config=None, access_log=False, timeout_graceful_shutdown=settings.shutdown_timeout,
-                    server_header=False)  # the server's name and version help nobody but an attacker
+        host, port = args.host or settings.host, args.port or settings.port
+        config = uvicorn.Config(create_app(settings), host=host, port=port, log_config=None, access_log=False,
+                                timeout_graceful_shutdown=settings.shutdown_timeout,
+                                server_header=False)  # the server's name and version help nobody but an attacker
+        # GRIMOIRE_METRICS_PORT: one process listens on both ports; the app tells them apart (service/guards.py)
+        sockets = [socket.create_server((host, p)) for p in (port, settings.metrics_port)] \
+            if settings.metrics and settings.metrics_port else None
+        uvicorn.Server(config).run(sockets=sockets)
     elif args.command == "export-schema":
         from service.contracts import write_contracts
 

@@ -130,3 +130,28 @@ class BodySizeLimit:
 
 class _TooLarge(Exception):
     pass
+
+
+class MetricsPort:
+    """With ``GRIMOIRE_METRICS_PORT``, ``/metrics`` answers on that port only, and only it does.
+
+    One process listens on both ports (``grimoire serve`` binds them); the port a request came in on
+    tells them apart, so Prometheus scrapes a port the load balancer never exposes.
+    """
+
+    ON_METRICS_PORT = ("/metrics", "/healthz", "/readyz")
+
+    def __init__(self, app, port: int):
+        self.app = app
+        self.port = port
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] in ("http", "websocket"):
+            server = scope.get("server") or (None, None)
+            on_metrics_port = server[1] == self.port
+            if (scope["path"] == "/metrics") != on_metrics_port and \
+                    not (on_metrics_port and scope["path"] in self.ON_METRICS_PORT):
+                if scope["type"] == "websocket":
+                    return await send({"type": "websocket.close", "code": 1008})
+                return await problem("not_found", "No such resource on this port.")(scope, receive, send)
+        await self.app(scope, receive, send)

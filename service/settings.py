@@ -77,6 +77,8 @@ class Settings:
     log_keep_recent: int = 2
     #: Port where ``grimoire worker`` serves /healthz, /readyz and /metrics (0: none).
     worker_metrics_port: int = 0
+    #: Port where ``grimoire serve`` serves /metrics apart from the API (0: on the API's own port).
+    metrics_port: int = 0
     #: Requests a second per seat token and per client address (0: no limit), in Redis.
     rate_limit_per_token: int = 50
     rate_limit_per_address: int = 200
@@ -122,6 +124,7 @@ class Settings:
             log_compact_every=_int("GRIMOIRE_LOG_COMPACT_EVERY", cls.log_compact_every),
             log_keep_recent=_int("GRIMOIRE_LOG_KEEP_RECENT", cls.log_keep_recent),
             worker_metrics_port=_int("GRIMOIRE_WORKER_METRICS_PORT", cls.worker_metrics_port),
+            metrics_port=_int("GRIMOIRE_METRICS_PORT", cls.metrics_port),
             rate_limit_per_token=_int("GRIMOIRE_RATE_LIMIT_PER_TOKEN", cls.rate_limit_per_token),
             rate_limit_per_address=_int("GRIMOIRE_RATE_LIMIT_PER_ADDRESS", cls.rate_limit_per_address),
             cors_origins=tuple(o.strip() for o in os.environ.get("GRIMOIRE_CORS_ORIGINS", "").split(",")

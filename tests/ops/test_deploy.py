@@ -90,6 +90,12 @@ def test_deployments_probe_request_and_read_config_and_secrets():
     assert len(images) == 1, "one image for the service and the workers"
     assert deployments["grimoire-service"]["spec"]["template"]["spec"]["containers"][0]["args"] == ["serve"]
     assert deployments["grimoire-worker"]["spec"]["template"]["spec"]["containers"][0]["args"] == ["worker"]
+    # issue #23 item 9: Prometheus scrapes the service on its metrics port, which no Service exposes
+    service_pod = deployments["grimoire-service"]["spec"]["template"]
+    assert service_pod["metadata"]["annotations"]["prometheus.io/port"] == config["grimoire-config"]["data"][
+        "GRIMOIRE_METRICS_PORT"]
+    for service in of_kind("Service").values():
+        assert {p["targetPort"] for p in service["spec"]["ports"]} == {"http"}
 
 
 def test_autoscalers_budgets_and_service_aim_at_real_pods():

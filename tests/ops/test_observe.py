@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import subprocess
+import sys
+
+import httpx
 
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
+from service.store.embedded import free_port
 from service.logs import JsonFormatter, job_context, job_meta, redact, request_id
 from service.metrics import observe_bot_move, time_bot_move
+from tests.support.processes import wait_ready
 
 
 def scrape(client) -> dict[tuple[str, tuple], float]:
@@ -151,3 +158,27 @@ def test_secrets_never_reach_a_log_line():
     record.header = f"Bearer {token}"
     line = JsonFormatter().format(record)
     assert "secretsecret" not in line and json.loads(line)["header"] == "Bearer ***"
+
+
+def test_serve_can_keep_metrics_off_the_public_port(redis_url, key_prefix, tmp_path):
+    """Issue #23 item 9: with GRIMOIRE_METRICS_PORT, /metrics answers there only, and the API only on its
+    own port; the server does not name itself (item 8: no ``Server: uvicorn``)."""
+    port, metrics_port = free_port(), free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
+        env={**os.environ, "REDIS_URL": redis_url, "GRIMOIRE_KEY_PREFIX": key_prefix,
+             "GRIMOIRE_EMBEDDED_WORKER": "0", "GRIMOIRE_METRICS_PORT": str(metrics_port)},
+        stdout=subprocess.DEVNULL, stderr=open(tmp_path / "serve.log", "w"))
+    try:
+        public, private = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{metrics_port}"
+        wait_ready(public, process, timeout=20)
+        games = httpx.get(f"{public}/v1/games")
+        assert games.status_code == 200 and "server" not in games.headers
+        assert httpx.get(f"{public}/metrics").status_code == 404
+        scraped = httpx.get(f"{private}/metrics")
+        assert scraped.status_code == 200 and "grimoire_http_requests_total" in scraped.text
+        assert httpx.get(f"{private}/v1/games").status_code == 404
+        assert httpx.get(f"{private}/readyz").status_code == 200  # the probes may use either port
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
