@@ -60,6 +60,8 @@ async def test_fifty_concurrent_submitters_get_exactly_one_acceptance_per_versio
                                            json={"action": chooser.choice(legal["actions"])},
                                            headers={**headers, "If-Match": f'"{legal["version"]}"'})
                 if response.status_code == 200:
+                    # a success lands on exactly the version it was read at: a commit on a stale read is lost work
+                    assert response.json()["version"] == legal["version"] + 1, "committed on a stale version"
                     accepted.append(response.json()["version"])
                 elif response.status_code == 412 or response.json()["code"] in {"not_your_turn", "illegal_action"}:
                     conflicts += 1  # someone else moved first: the state we chose from is gone
