@@ -22,7 +22,7 @@ from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from service import wire
 from service.store import bearer_token
 
-from .errors import code_of
+from .errors import client_error_code, code_of
 
 RETRY_AFTER = "1"
 _HTTP_CODES = {400: "malformed_request", 404: "not_found", 405: "method_not_allowed", 415: "unsupported_media_type"}
@@ -67,4 +67,8 @@ class GraphQLApp(GraphQL):
             if response is not None and not hasattr(response, "send"):  # HTTP, not a websocket
                 response.status_code = 503
                 response.headers["Retry-After"] = RETRY_AFTER
-        return await super().process_result(request, result)
+        answer = await super().process_result(request, result)
+        for error in answer.get("errors") or ():  # every error a client sees carries a code
+            extensions = error.setdefault("extensions", {})
+            extensions.setdefault("code", client_error_code(error["message"]))
+        return answer

@@ -33,11 +33,21 @@ def _unexpected(error: GraphQLError) -> bool:
     return original is not None and not isinstance(original, GraphQLError)
 
 
+def client_error_code(message: str) -> str:
+    """The code of a client's own error that graphql-core leaves uncoded (the names Apollo made usual)."""
+    if message.startswith("Syntax Error"):
+        return "graphql_parse_failed"
+    if message.startswith("Variable '$"):
+        return "bad_user_input"
+    return "graphql_validation_failed"
+
+
 class MaskUnexpectedErrors(MaskErrors):
     """Unexpected errors leave as a code and the request id; the client's own errors pass."""
 
     def __init__(self):
         super().__init__(should_mask_error=_unexpected)
+
 
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
         unavailable = isinstance(error.original_error, STORE_UNAVAILABLE)
