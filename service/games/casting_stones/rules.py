@@ -19,10 +19,10 @@ The shape of a match
      face-down; seat 0 takes one, seat 1 the other; both go face-up.
    * Advanced, CASTING HANDS (ADVANCED): both seats at once bring 10 stones and
      their cards, 5 stones cast and 5 kept in a private Vault.
-2. Each turn (B, SEQUENCE OF PLAY): both players cast, the turn's first caster
-   first; Leaners are tipped and (Advanced) symbol-up Chasers declared, first
-   caster first; "Seconds": first caster then the other may re-cast any of
-   their stones; the casts are compared, and Casting Cards checked; the winner
+2. Each turn (B, SEQUENCE OF PLAY): the turn's first caster casts and settles
+   the cast (tips Leaners, declares symbol-up Chasers in the Advanced Game),
+   then the other casts and settles; "Seconds": first caster then the other may
+   re-cast any of their stones; the casts are compared, and Casting Cards checked; the winner
    takes one victory action (place, swap or knock-out); card bonuses follow;
    the winner casts first next turn.
 3. ENDGAME: four adjacent turrets held win. A match option caps the number of
@@ -43,7 +43,7 @@ their collections in the Advanced Game. ``state["ph"]`` is the phase:
 ``victory``   the turn's winner acts: ``place``, ``swap_gems``, ``swap_stone``,
               ``swap_card``, ``knock_gem``, ``knock_stone`` or ``knock_card``
 ``replace``   the knocked-out player takes a Vault stone, action ``replace``
-``bonus``     a Casting Card's bonus step: the same actions, or ``pass``
+``bonus``     a Casting Card's bonus step with a choice in it: the same actions
 ``over``      the match has ended
 
 State keys (compact; everything is plain JSON)::
@@ -244,10 +244,8 @@ class CastingStones(Game):
             hand = sorted(state["hands"][seat])
             return [{"type": "keep"}] + [{"type": "recast", "stones": [hand[i] for i in subset]}
                                          for subset in _SUBSETS[len(hand)]]
-        if phase == VICTORY:
+        if phase in (VICTORY, BONUS):
             return self._effect_options(state, seat)
-        if phase == BONUS:
-            return self._effect_options(state, seat) + [{"type": "pass"}]
         if phase == REPLACE:
             return [{"type": "replace", "stone": s} for s in victory.vault_of(state, seat) if s != state["knocked"]]
         return []
@@ -285,8 +283,6 @@ class CastingStones(Game):
         if kind == "replace":
             return (phase == REPLACE and action.get("stone") != state["knocked"]
                     and action.get("stone") in victory.vault_of(state, seat))
-        if kind == "pass":
-            return phase == BONUS
         return phase in (VICTORY, BONUS) and action in self._effect_options(state, seat)
 
     def explain_illegal(self, state: State, seat: int, action: Action) -> str:
@@ -301,7 +297,7 @@ class CastingStones(Game):
             SECONDS: "decide your second cast: keep your stones or re-cast some of them",
             VICTORY: "you won the turn: take your victory action",
             REPLACE: "choose a replacement stone from the Vault",
-            BONUS: "take your Casting Card's bonus, or pass",
+            BONUS: "take your Casting Card's bonus",
         }.get(phase, "the match is over")
         if kind == "pick" and phase == PICK:
             stone_id = action.get("stone")
@@ -363,8 +359,6 @@ class CastingStones(Game):
             self._cast(state, seat, sorted(hand.index(s) for s in action["stones"]), events)
         elif kind == "replace":
             self._replace(state, seat, action["stone"], events)
-        elif kind == "pass":
-            self._pass(state, seat, events)
         else:
             self._effect(state, seat, action, events)
         return events
@@ -502,13 +496,15 @@ class CastingStones(Game):
         """Move the turn on to the next decision someone must take, or compare the casts.
 
         Order within a turn (docs/rules/casting-stones.md, "Order of a turn"):
-        1. first casts, the turn's first caster then the other ("you and your opponent take turns");
-        2. Leaners tipped and (Advanced) symbol-up Chasers declared, first caster first ("You must tip
-           all Leaners before the second cast begins"); a Leaner or Chaser from a second cast is settled
-           by its caster before the opponent's second;
-        3. Seconds, first caster first ("Whoever cast first in Step 1 goes first again and decides
+        1. the turn's first caster casts and settles the cast (tips its Leaners, declares its symbol-up
+           Chasers), then the other does the same. Step 5's reason for the order, "This allows the loser
+           of the previous turn a chance to see what their opponent casts before they cast their own
+           Stones", needs the first cast settled before the second is thrown; "You must tip all Leaners
+           before the second cast begins" then holds of both readings of "the second cast";
+        2. Seconds, first caster first ("Whoever cast first in Step 1 goes first again and decides
            whether or not they want to make a second cast ... their opponent waits until they finish");
-        4. compare.
+           a Leaner or Chaser from a second cast is settled by its caster before the opponent's second;
+        3. compare.
         """
         first = state["first"]
         order = (first, 1 - first)
@@ -517,7 +513,6 @@ class CastingStones(Game):
             if UNCAST in faces[seat]:
                 state["ph"], state["act"] = CAST, seat
                 return
-        for seat in order:
             if LEANER in faces[seat]:
                 state["ph"], state["act"] = TIP, seat
                 return
@@ -654,7 +649,7 @@ class CastingStones(Game):
                 OF_GEMS: "one of your opponent's gems back to their line",
                 OF_STONES: "one of your opponent's stones into the Vault",
                 OF_CARDS: "one of your opponent's face-up cards into their Vault"}[o] for o in of)
-        return intro + text + (", or pass." if state["ph"] == BONUS else ".")
+        return intro + text + "."
 
     def _effect(self, state: State, seat: int, action: Action, events: list[Event]) -> None:
         """Carry out a victory action or a bonus step, then go on to what follows."""
@@ -694,24 +689,25 @@ class CastingStones(Game):
             state["last"]["bonus"].append({"type": "replace", "stone": stone_id})
         self._next_bonus(state, events)
 
-    def _pass(self, state: State, seat: int, events: list[Event]) -> None:
-        """A card's bonus "allows you" its steps: its owner may give up what is left of it (docs: "Bonuses")."""
-        head = state["bq"][0]
-        state["bq"] = [q for q in state["bq"] if (q["seat"], q["card"]) != (head["seat"], head["card"])]
-        state["last"]["bonus"].append({"type": "pass"})
-        events.append({"type": "bonus_passed", "seat": seat, "card": head["card"]})
-        self._next_bonus(state, events)
-
     def _next_bonus(self, state: State, events: list[Event]) -> None:
         """After the victory action: the queued card bonuses, in order, then the next turn.
 
-        A step with nothing to act on passes by itself (like a victory with nothing to do).
+        "as long as you successfully cast two Potions or two Charms in a row, you will gain the benefits
+        listed on those Cards" (CASTING CARDS (INTERMEDIATE)): a bonus is not declined. Its owner chooses
+        only where the card leaves a choice (which gem or stone); a step with one possible action is taken
+        for them, and a step with none passes by itself, like a victory with nothing to do (docs: "Bonuses").
         """
         state["vic"] = None
         while state.get("bq"):   # .get: a Basic match stored before cards existed has no queue
             head = state["bq"][0]
             state["ph"] = BONUS
-            if self._effect_options(state, head["seat"]):
+            options = self._effect_options(state, head["seat"])
+            if len(options) == 1:
+                events.append({"type": "bonus_auto", "seat": head["seat"], "card": head["card"],
+                               "action": dict(options[0])})
+                self._effect(state, head["seat"], options[0], events)
+                return
+            if options:
                 state["act"] = head["seat"]
                 return
             state["bq"].pop(0)
@@ -742,9 +738,16 @@ class CastingStones(Game):
     def result(self, state: State) -> dict[str, Any] | None:
         if state["ph"] != OVER:
             return None
-        return {"winners": [] if state["winner"] is None else [state["winner"]],
-                "scores": [sum(1 for g in state["gems"] if g == s) for s in (0, 1)],
-                "reason": state["end"]}
+        scores = [sum(1 for g in state["gems"] if g == s) for s in (0, 1)]
+        if state["end"] == FOUR_TURRETS:
+            reason = f"Seat {state['winner']} holds four adjoining turrets of the Tower Mat."
+        else:
+            cap = state["opt"]["max_turns"]
+            reason = (f"The turn limit ({cap} turn{'' if cap == 1 else 's'}) was reached before anyone held four "
+                      "adjoining turrets; nobody wins.")
+        # ``cause`` is the same code as ``end`` in the view: docs/rules/casting-stones.md lists both values.
+        return {"winners": [] if state["winner"] is None else [state["winner"]], "scores": scores,
+                "reason": reason, "cause": state["end"]}
 
     # -- the view --------------------------------------------------------------------------
 
@@ -897,7 +900,7 @@ def _action_text(action: dict[str, Any]) -> str:
         return f"knocked the {CARDS[action['card']].name} card into the Vault"
     if kind == "replace":
         return f"{STONES[action['stone']].name} was taken from the Vault in its place"
-    if kind == "pass":
+    if kind == "pass":   # a bonus given up in a match stored while bonuses could be declined
         return "passed"
     return f"knocked {STONES[action['stone']].name} into the Vault"
 

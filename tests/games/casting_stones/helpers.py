@@ -121,6 +121,6 @@ def assert_match_ended(result, final, max_turns, seed):
     """A played-out match ends by four adjacent turrets (manual "Endgame") or at the documented turn cap."""
     assert result is not None, f"seed {seed}: the match did not end"
     if result["winners"]:
-        assert result["reason"] == "four_turrets" and holds_run(final["gems"], result["winners"][0])
+        assert result["cause"] == "four_turrets" and holds_run(final["gems"], result["winners"][0])
     else:
-        assert result["reason"] == "turn_limit" and final["turn"] == max_turns
+        assert result["cause"] == "turn_limit" and final["turn"] == max_turns

@@ -219,6 +219,23 @@ def test_a_symbol_up_chaser_is_declared_by_its_caster():
     assert as_character["last"]["kinds"] == ["potion", "bungle"]    # two characters: no Spell
 
 
+def test_the_first_caster_declares_its_chasers_before_the_other_casts():
+    """000, step 5: the winner casts first so that the loser may "see what their opponent casts before they cast
+    their own Stones"; a wild Chaser is read as its caster declares it ("they can become Character, Artifact or
+    Element Stones as the player wishes"), so the first caster declares before the second throws (docs: "Order of
+    a turn", "Chasers")."""
+    state = clone(advanced())
+    state["first"] = 1
+    state["faces"] = ["-----", "ssnsl"]
+    state["ph"], state["act"] = "tip", 1
+    state, _events = GAME.apply(state, 1, {"type": "tip", "stone": "phoenix-feather", "face": "number"})
+    assert (state["ph"], GAME.to_act(state), state["faces"][0]) == ("declare", {1}, "-----")
+    state, _events = GAME.apply(state, 1, {"type": "declare", "stone": "cloak-of-invisibility",
+                                           "stone_type": "artifact"})
+    assert (state["ph"], GAME.to_act(state)) == ("cast", {0})
+    assert GAME.view(state, 0)["players"][1]["cast"] == {"kind": "spell", "power": 20 + 10}
+
+
 def test_a_chaser_number_up_needs_no_declaration_and_a_recast_one_is_declared_again():
     """000: a Chaser "can become" another type as a symbol -- number-up it just shows its number (50). A declaration
     holds while the stone lies; a Chaser cast again is declared again (docs: "Chasers")."""
@@ -248,20 +265,22 @@ def test_the_draco_malfoy_counter_spell_scores_as_a_spell_and_its_bonus_takes_th
     than a normal spell." The Draco Malfoy card: "Draco Malfoy, the Eagle Owl and Shield Slytherin need to be
     picture-side up while Crabbe and Goyle need to be number-side up" -- two characters and an artifact, a Bungle
     without the card. Won, it gives the Spell's victory action, then the card's bonus (DESIGN.md): "place a Turret
-    Gem on the Slytherin turret"; then the card is turned face-down."""
+    Gem on the Slytherin turret"; then the card is turned face-down. The bonus leaves no choice, and "you will gain
+    the benefits listed on those Cards": it is taken at once, without asking its owner (docs: "Bonuses")."""
     state, events = settle(advanced(), DRACO_COMBINATION, "sssss")
     state = _declare_all(state)
     assert state["last"]["kinds"][0] == "spell" and state["last"]["powers"][0] == 15 + 15
     assert state["last"]["counter"] == ["draco-malfoy", None]
     assert (state["ph"], GAME.to_act(state), state["vic"]) == ("victory", {0}, {"seat": 0, "kind": "spell"})
     assert state["lib"][0] == ["charms", "double-potion"] and state["down"][0] == ["draco-malfoy"]
-    state, _events = GAME.apply(state, 0, {"type": "place", "turret": 0})
-    assert (state["ph"], GAME.legal_actions(state, 0)) == ("bonus", [{"type": "place", "turret": 4}, {"type": "pass"}])
-    state, events = GAME.apply(state, 0, {"type": "place", "turret": 4})
+    state, events = GAME.apply(state, 0, {"type": "place", "turret": 0})
+    assert {"type": "bonus_auto", "seat": 0, "card": "draco-malfoy", "action": {"type": "place", "turret": 4}} in events
+    assert (state["ph"], state["turn"], GAME.to_act(state)) == ("cast", 2, {0})
     assert state["gems"][0] == state["gems"][4] == 0 and state["line"][0] == 4
     last = GAME.view(state, 1)["last_turn"]
     assert last["cards"] == [{"seat": 0, "card": "draco-malfoy", "name": "Draco Malfoy"}]
     assert last["counter_spells"] == ["draco-malfoy", None] and "Draco Malfoy card" in last["summary"]
+    assert [(a["type"], a["turret"]) for a in last["bonus_actions"]] == [("place", 4)]
 
 
 def test_the_draco_malfoy_bonus_sends_the_opposing_gem_on_slytherin_back_to_its_line():
@@ -270,10 +289,10 @@ def test_the_draco_malfoy_bonus_sends_the_opposing_gem_on_slytherin_back_to_its_
     start = with_gems(advanced(), [_, _, _, _, 1, 1, _, _])
     state, _events = settle(start, DRACO_COMBINATION, "sssss")
     state = _declare_all(state)
-    state, _events = GAME.apply(state, 0, {"type": "place", "turret": 0})
-    state, events = GAME.apply(state, 0, {"type": "place", "turret": 4})
+    state, events = GAME.apply(state, 0, {"type": "place", "turret": 0})
     assert state["gems"][4] == 0 and state["line"] == [4, 5]
-    assert events[:2] == [{"type": "gem_displaced", "seat": 0, "turret": 4, "owner": 1},
+    displaced = events.index({"type": "gem_displaced", "seat": 0, "turret": 4, "owner": 1})
+    assert events[displaced:displaced + 2] == [{"type": "gem_displaced", "seat": 0, "turret": 4, "owner": 1},
                           {"type": "gem_placed", "seat": 0, "turret": 4}]
 
 
@@ -391,4 +410,4 @@ def test_a_card_works_only_when_every_condition_holds_and_the_turn_is_won(gryffi
     won = _declare_all(won)
     assert won["last"]["winner"] == 1 and won["down"][1] == [gryffindor_card]
     won, _events = GAME.apply(won, 1, GAME.legal_actions(won, 1)[0])
-    assert won["ph"] == "bonus" and {a["type"] for a in GAME.legal_actions(won, 1)} == {"knock_card", "pass"}
+    assert won["ph"] == "bonus" and {a["type"] for a in GAME.legal_actions(won, 1)} == {"knock_card"}

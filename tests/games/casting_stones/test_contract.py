@@ -38,8 +38,7 @@ def test_engine_contract_basic_game():
 
 def test_schema_declares_every_action_the_game_offers():
     """The actions schema names exactly the action types the rules produce (contract: actions are typed)."""
-    assert set(GAME.action_schemas) == BASIC_ACTIONS | {"take_card", "bring", "declare", "swap_card", "knock_card",
-                                                        "pass"}
+    assert set(GAME.action_schemas) == BASIC_ACTIONS | {"take_card", "bring", "declare", "swap_card", "knock_card"}
     assert all(prop.get("default") is not None for prop in GAME.options_schema["properties"].values())
 
 
@@ -83,7 +82,7 @@ def test_property_random_matches_keep_the_invariants_and_end():
         VIEW.validate(GAME.view(final, seed % 2))
         for seat in (None, 0, 1):
             assert str(final["rng"]) not in json.dumps(GAME.view(final, seat)), "the RNG state never leaves the state"
-        endings[result["reason"]] += 1
+        endings[result["cause"]] += 1
     assert endings["four_turrets"] > endings["turn_limit"]
 
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from service.engine import IllegalAction, NotYourTurn
+from service.engine import IllegalAction, MalformedAction, NotYourTurn
 from service.games.casting_stones import GAME
 
 from .helpers import BUNGLE, CHARM, HAND_0, HAND_1, POTION, SPELL, event_types, intermediate, settle, with_gems
@@ -90,7 +90,7 @@ def test_double_potion_works_after_two_potions_in_a_row_even_when_the_second_tur
     view = GAME.view(state, None)
     assert view["bonus"] == {"seat": 0, "card": "double-potion", "name": "Double Potion", "effect": "swap", "left": 2}
     offered = GAME.legal_actions(state, 0)
-    assert {a["type"] for a in offered} == {"swap_gems", "swap_stone", "pass"}
+    assert {a["type"] for a in offered} == {"swap_gems", "swap_stone"}
     assert {"type": "swap_gems", "turret": 3, "target": 4} in offered         # next to the gem just placed
     state, _events = GAME.apply(state, 0, {"type": "swap_gems", "turret": 3, "target": 4})
     assert state["gems"][3:5] == [1, 0] and GAME.view(state, None)["bonus"]["left"] == 1
@@ -124,7 +124,7 @@ def test_charms_knocks_out_two_after_two_charms_in_a_row():
     assert "card_used" in event_types(events)
     state, _events = _win(state, 0)
     assert (state["ph"], GAME.to_act(state), GAME.view(state, None)["bonus"]["effect"]) == ("bonus", {1}, "knock")
-    assert {"knock_gem", "knock_stone", "pass"} >= {a["type"] for a in GAME.legal_actions(state, 1)}
+    assert {"knock_gem", "knock_stone"} >= {a["type"] for a in GAME.legal_actions(state, 1)}
     state, _events = GAME.apply(state, 1, {"type": "knock_stone", "stone": "harry-potter"})
     assert (state["ph"], GAME.to_act(state)) == ("replace", {0})
     vault = list(state["vault"][0])
@@ -167,7 +167,9 @@ def test_a_card_is_used_once_then_stays_face_down():
     state = intermediate()
     state, _events = settle(state, POTION, POTION)
     state, _events = settle(state, POTION, POTION)
-    state, _events = GAME.apply(state, 0, {"type": "pass"})
+    state, _events = GAME.apply(state, 0, {"type": "swap_stone", "stone": "holly", "take": "dittany"})
+    state, _events = GAME.apply(state, 0, {"type": "swap_stone", "stone": "dittany", "take": "holly"})
+    assert state["ph"] == "cast"
     assert state["lib"][0] == [] and state["down"][0] == ["double-potion"]
     view = GAME.view(state, 1)["players"][0]
     assert view["library"] == [] and [c["id"] for c in view["used_cards"]] == ["double-potion"]
@@ -175,17 +177,25 @@ def test_a_card_is_used_once_then_stays_face_down():
     assert "card_used" not in event_types(events) and state["ph"] == "cast"
 
 
-def test_a_bonus_may_be_passed():
-    """000: the Double Potion "allows you to Swap two" -- a bonus is allowed, not compulsory (docs: "Bonuses"):
-    pass gives up what is left of it; the card stays used."""
+def test_a_bonus_is_not_declined_but_its_owner_chooses_what_it_moves():
+    """000, CASTING CARDS (INTERMEDIATE): "as long as you successfully cast two Potions or two Charms in a row, you
+    will gain the benefits listed on those Cards" -- the bonus is gained, not offered: there is no pass; the card
+    leaves its owner the choice of what to swap, so they choose among the swaps (docs: "Bonuses")."""
     state = intermediate()
     state, _events = settle(state, POTION, POTION)
     state, _events = settle(state, POTION, POTION)
+    assert (state["ph"], GAME.to_act(state)) == ("bonus", {0})
+    offered = GAME.legal_actions(state, 0)
+    assert len(offered) > 1 and {a["type"] for a in offered} == {"swap_stone"}
+    assert "pass" not in GAME.action_schemas
+    with pytest.raises(MalformedAction):
+        GAME.apply(state, 0, {"type": "pass"})
     state, _events = GAME.apply(state, 0, {"type": "swap_stone", "stone": "holly", "take": "dittany"})
-    state, events = GAME.apply(state, 0, {"type": "pass"})
-    assert events[0] == {"type": "bonus_passed", "seat": 0, "card": "double-potion"}
+    assert (state["ph"], GAME.to_act(state), GAME.view(state, None)["bonus"]["left"]) == ("bonus", {0}, 1)
+    state, _events = GAME.apply(state, 0, {"type": "swap_stone", "stone": "quills", "take": "beetles-eyes"})
     assert state["ph"] == "cast" and state["down"][0] == ["double-potion"]
-    assert [a["type"] for a in GAME.view(state, None)["last_turn"]["bonus_actions"]] == ["swap_stone", "pass"]
+    assert [a["type"] for a in GAME.view(state, None)["last_turn"]["bonus_actions"]] == ["swap_stone", "swap_stone"]
+
 
 
 def test_both_players_cards_can_work_in_one_turn_winner_first():
@@ -229,6 +239,6 @@ def test_a_refused_bonus_action_is_explained_with_the_card():
     state, _events = settle(state, POTION, POTION)
     with pytest.raises(IllegalAction) as refused:
         GAME.apply(state, 0, {"type": "knock_stone", "stone": "draco-malfoy"})
-    assert "Double Potion card lets you swap" in refused.value.message and "or pass" in refused.value.message
+    assert "Double Potion card lets you swap" in refused.value.message and "pass" not in refused.value.message
     with pytest.raises(NotYourTurn):
-        GAME.apply(state, 1, {"type": "pass"})
+        GAME.apply(state, 1, {"type": "swap_stone", "stone": "draco-malfoy", "take": "dittany"})

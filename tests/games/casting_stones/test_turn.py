@@ -30,19 +30,39 @@ def test_the_second_caster_sees_the_first_cast():
     assert shown == [{"s": "symbol", "n": "number"}[f] for f in state["faces"][0]]
 
 
-def test_leaners_are_tipped_after_both_first_casts_first_caster_first():
-    """000: "Note: You must tip all Leaners before the second cast begins." With every stone a Leaner
-    (leaner_one_in 1), seat 0 (first caster) tips all five before seat 1 tips any (docs: "Leaners")."""
+def test_the_first_caster_tips_its_leaners_before_the_other_casts():
+    """000, step 5: "The winner of the previous turn must cast first on the next turn. This allows the loser of
+    the previous turn a chance to see what their opponent casts before they cast their own Stones"; THE CAST:
+    "You must tip all Leaners before the second cast begins." With every stone a Leaner (leaner_one_in 1),
+    seat 0 (first caster) tips all five before seat 1 casts, and seat 1 then tips its own (docs: "Order of a
+    turn")."""
     state = drafted(leaner_one_in=1)
     state, _ = GAME.apply(state, 0, {"type": "cast"})
-    assert state["faces"][0] == "lllll" and GAME.to_act(state) == {1}
-    state, _ = GAME.apply(state, 1, {"type": "cast"})
+    assert state["faces"] == ["lllll", "-----"]
+    assert (state["ph"], GAME.to_act(state)) == ("tip", {0})
+    assert GAME.legal_actions(state, 1) == []
+    with pytest.raises(NotYourTurn):
+        GAME.apply(state, 1, {"type": "cast"})
     order = []
-    while state["ph"] == "tip":
+    while state["turn"] == 1 and state["ph"] in ("cast", "tip"):
         seat = next(iter(GAME.to_act(state)))
-        order.append(seat)
-        state, events = GAME.apply(state, seat, GAME.legal_actions(state, seat)[0])
-    assert order == [0] * 5 + [1] * 5
+        action = GAME.legal_actions(state, seat)[0]
+        order.append((seat, action["type"]))
+        state, _events = GAME.apply(state, seat, action)
+    assert order == [(0, "tip")] * 5 + [(1, "cast")] + [(1, "tip")] * 5
+
+
+def test_the_second_caster_sees_the_first_cast_settled():
+    """000, step 5: the loser of the previous turn casts second to "see what their opponent casts before they cast
+    their own Stones; they can adjust their attack accordingly" -- when seat 1 is to cast, seat 0's cast shows no
+    standing Leaner and reads as a finished cast in seat 1's view."""
+    state = drafted(leaner_one_in=1)
+    state, _ = GAME.apply(state, 0, {"type": "cast"})
+    for stone in HAND_0:
+        state, _ = GAME.apply(state, 0, {"type": "tip", "stone": stone, "face": "number"})
+    assert (state["ph"], GAME.to_act(state)) == ("cast", {1})
+    seen = GAME.view(state, 1)["players"][0]
+    assert {s["face"] for s in seen["hand"]} == {"number"} and seen["cast"] == {"kind": "charm", "power": 51}
 
 
 def test_a_leaner_is_tipped_to_the_face_its_caster_chooses():
@@ -50,7 +70,6 @@ def test_a_leaner_is_tipped_to_the_face_its_caster_chooses():
     require ... once you tip it, you're stuck with your choice.\""""
     state = drafted(leaner_one_in=1)
     state, _ = GAME.apply(state, 0, {"type": "cast"})
-    state, _ = GAME.apply(state, 1, {"type": "cast"})
     assert GAME.legal_actions(state, 0)[:2] == [
         {"type": "tip", "stone": "harry-potter", "face": "symbol"},
         {"type": "tip", "stone": "harry-potter", "face": "number"}]
@@ -65,7 +84,6 @@ def test_tips_can_make_the_cast_you_need():
     """000: "Figure out what you need before you tip the Stone" -- tipping all five to numbers is a Charm."""
     state = drafted(leaner_one_in=1)
     state, _ = GAME.apply(state, 0, {"type": "cast"})
-    state, _ = GAME.apply(state, 1, {"type": "cast"})
     for stone in HAND_0:
         state, _ = GAME.apply(state, 0, {"type": "tip", "stone": stone, "face": "number"})
     assert GAME.view(state, None)["players"][0]["cast"] == {"kind": "charm", "power": 51}

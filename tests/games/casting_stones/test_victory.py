@@ -168,14 +168,16 @@ def test_four_adjacent_turrets_around_the_ring_win(gems, run):
 
 def test_placing_the_fourth_adjacent_gem_ends_the_match():
     """000, ENDGAME: "Once a player has taken over four adjoining Turrets on the Tower Mat, the game is at an
-    end." The match result names the winner; scores are the turrets each holds."""
+    end." The match result names the winner; scores are the turrets each holds; the cause, for programs, is
+    four_turrets (docs: "Causes")."""
     state, _events = settle(with_gems(drafted(), [0, 0, 1, _, _, _, _, 0]), SPELL, POTION)
     state, events = GAME.apply(state, 0, {"type": "place", "turret": 5})
     assert GAME.result(state) is None                     # 5, 7, 0, 1: not adjacent
     state, _events = settle(with_gems(drafted(), [0, 0, 1, _, _, _, _, 0]), SPELL, POTION)
     state, events = GAME.apply(state, 0, {"type": "place", "turret": 6})
     assert events[-1] == {"type": "match_over", "winners": [0], "reason": "four_turrets"}
-    assert GAME.result(state) == {"winners": [0], "scores": [4, 1], "reason": "four_turrets"}
+    assert GAME.result(state) == {"winners": [0], "scores": [4, 1], "cause": "four_turrets",
+                                  "reason": "Seat 0 holds four adjoining turrets of the Tower Mat."}
     assert GAME.to_act(state) == set() and GAME.legal_actions(state, 0) == []
     view = GAME.view(state, 1)
     assert (view["phase"], view["winner"], view["end"]) == ("over", 0, "four_turrets")
@@ -200,8 +202,9 @@ def test_a_gem_swap_that_completes_both_runs_wins_for_the_mover():
 
 def test_the_turn_limit_ends_the_match_with_no_winner():
     """Our cap (docs: "Turn limit"): after max_turns turns without four adjacent turrets, the match ends with
-    result winners [] and reason turn_limit."""
+    result winners [] and cause turn_limit (docs: "Causes")."""
     state = drafted(max_turns=1)
     state, events = settle(state, POTION, POTION)
-    assert GAME.result(state) == {"winners": [], "scores": [0, 0], "reason": "turn_limit"}
+    assert GAME.result(state) == {"winners": [], "scores": [0, 0], "cause": "turn_limit", "reason": (
+        "The turn limit (1 turn) was reached before anyone held four adjoining turrets; nobody wins.")}
     assert events[-1]["type"] == "match_over"
