@@ -222,3 +222,71 @@ def test_a_service_killed_mid_request_leaves_no_half_written_match(tmp_path, red
         checked += len(log)
     assert checked > 0
     client.close()
+
+
+GQL_SUBMIT = """mutation($input: SubmitActionInput!) { submitAction(input: $input) {
+  __typename ... on ActionAccepted { version duplicate } ... on Problem { code } } }"""
+GQL_READ = """query($id: ID!) { match(id: $id) { __typename ... on Match { version status } } }"""
+
+
+def test_graphql_answers_503_through_a_frozen_and_a_killed_redis(tmp_path, key_prefix):
+    """Issue #23, items 2 and 12: GraphQL queries and mutations answer 503 with Retry-After and a coded,
+    masked error within the store's timeout while Redis is frozen (SIGSTOP) or gone; after it returns
+    the match is intact, and a mutation whose fate was unknown is settled by its idempotency key."""
+    port = free_port()
+    server = EmbeddedRedis(tmp_path / "redis", port=port)
+    service = Service(server.url, key_prefix, tmp_path / "serve.log")
+    try:
+        with httpx.Client(base_url=service.base, timeout=HANG_SECONDS) as http:
+            match_id, tokens = new_match(http, seed=7)
+
+            def next_action():
+                body = http.get(f"/v1/matches/{match_id}").json()
+                auth = {"Authorization": f"Bearer {tokens[body['to_act'][0]]}"}
+                legal = http.get(f"/v1/matches/{match_id}/legal-actions", headers=auth).json()
+                return body["version"], auth, {"castingStones": legal["actions"][0]}
+
+            def submit(version, auth, action, key):
+                started = time.monotonic()
+                response = http.post("/graphql", headers=auth, json={"query": GQL_SUBMIT, "variables": {
+                    "input": {"matchId": match_id, "expectedVersion": version, "action": action,
+                              "idempotencyKey": key}}})
+                return response, time.monotonic() - started
+
+            def assert_unavailable(response, took):
+                assert took < HANG_SECONDS
+                assert response.status_code == 503 and response.headers["retry-after"] == "1"
+                error = response.json()["errors"][0]
+                assert error["extensions"]["code"] == "service_unavailable"
+                assert str(port) not in response.text and "Error" not in error["message"]
+
+            version, auth, action = next_action()
+            assert submit(version, auth, action, "before")[0].json()["data"]["submitAction"]["version"] == version + 1
+
+            for fault in ("freeze", "kill"):
+                version, auth, action = next_action()
+                if fault == "freeze":
+                    os.kill(server.process.pid, signal.SIGSTOP)
+                else:
+                    server.stop()
+                started = time.monotonic()
+                read = http.post("/graphql", json={"query": GQL_READ, "variables": {"id": match_id}})
+                assert_unavailable(read, time.monotonic() - started)
+                assert_unavailable(*submit(version, auth, action, f"during-{fault}"))
+                if fault == "freeze":
+                    os.kill(server.process.pid, signal.SIGCONT)
+                else:
+                    server = EmbeddedRedis(tmp_path / "redis", port=port)
+                deadline = time.monotonic() + 5
+                while http.post("/graphql", json={"query": GQL_READ, "variables": {"id": match_id}}).status_code != 200:
+                    assert time.monotonic() < deadline, "GraphQL did not serve again within 5 s"
+                    time.sleep(0.05)
+                # the frozen Redis may have run the script after the client gave up: the key tells
+                retried, _ = submit(version, auth, action, f"during-{fault}")
+                outcome = retried.json()["data"]["submitAction"]
+                assert outcome["__typename"] == "ActionAccepted" and outcome["version"] == version + 1, outcome
+                assert http.get(f"/v1/matches/{match_id}").json()["version"] == version + 1
+            assert len(logged_actions(http, match_id, tokens)) == version + 1
+    finally:
+        service.stop()
+        server.stop()
