@@ -2,6 +2,14 @@
 ``connection_init`` payload (``{"token": "gt...."}``, or ``{"tokens": [...]}``
 for ``myTurns``), since browsers cannot set headers on a websocket.
 
+A token given and holding no seat in the match (another match's, revoked, not
+a token at all) is ``InvalidToken``, as on every other channel: never the
+spectator's feed, which a bot would take for its seat's.
+
+Every subscription's last message is a ``StreamEnded`` with the reason
+(``finished``, ``shutdown``, ``store_unavailable``, ``invalid_token``), then
+``complete``. Its stream-limit slot is released in a ``finally`` however it ends.
+
 A subscriber that does not take its messages within the send timeout is
 disconnected with close code 4008 ("slow consumer"), so it cannot make the
 process buffer without bound.
@@ -12,23 +20,77 @@ import contextlib
 import time
 from typing import Any, AsyncIterator
 
+import strawberry
+
+from service.rest.streams import seat_check
 from service.store import InvalidToken, StoreError, TokenRequired
-from service.store.live import LiveUpdates, StreamLimit, turns
+from service.store.live import LiveUpdates, StoreUnavailable, StreamLimit, guarded, turns
 from service.store.tokens import bearer_token, token_match
 
 SLOW_CONSUMER = 4008
 
 
-def connection_tokens(context: dict) -> list[str]:
-    """The seat tokens a websocket connection presented in its init payload."""
+@strawberry.type(description="The last message of a subscription, before `complete`: why it ended. `finished` "
+                             "(the match is over), `shutdown` (this server is stopping), `store_unavailable` "
+                             "(the store did not answer), `invalid_token` (the seat was left or handed to a bot). "
+                             "Except after `finished`, subscribe again with `after` the last version you saw.")
+class StreamEnded:
+    reason: str
+    message: str
+
+
+_ENDINGS = {
+    "finished": "The match is over.",
+    "shutdown": "This server is shutting down: subscribe again (another server answers) with `after`.",
+}
+
+
+def ended(reason: str, message: str | None = None) -> StreamEnded:
+    return StreamEnded(reason=reason, message=message or _ENDINGS.get(reason, reason))
+
+
+def _presented(context: dict) -> tuple[Any, list[Any]]:
+    """The connection's single token (None if it gave none) and its list of tokens, as sent."""
     params = context.get("connection_params") or {}
-    tokens = params.get("tokens") or []
-    if params.get("token"):
-        tokens = [params["token"], *tokens]
-    elif params.get("authorization") or params.get("Authorization"):
-        token = bearer_token(params.get("authorization") or params.get("Authorization"))
-        tokens = [token, *tokens] if token else tokens
-    return [t for t in tokens if isinstance(t, str)][:100]
+    single = params.get("token")
+    if single in (None, ""):
+        single = None
+        authorization = params.get("authorization") or params.get("Authorization")
+        if authorization:
+            single = bearer_token(authorization) if isinstance(authorization, str) else ""
+    tokens = params.get("tokens")
+    if tokens is None:
+        tokens = []
+    elif not isinstance(tokens, list):
+        tokens = [tokens]  # not a list: refused below as not a token
+    return single, tokens
+
+
+def connection_tokens(context: dict) -> list[str]:
+    """Every seat token the connection presented (``myTurns``); raises InvalidToken for one that is not a string."""
+    single, tokens = _presented(context)
+    every = ([single] if single is not None else []) + tokens
+    if any(not isinstance(t, str) or not t for t in every):
+        raise InvalidToken("A token in the connection_init payload is not a seat token.")
+    return every[:100]
+
+
+def match_token(context: dict, match_id: str) -> str | None:
+    """The token that follows ``match_id`` as a seat: ``token`` (or ``authorization``), else the one of
+    ``tokens`` naming that match. None: a spectator (the connection gave no token at all)."""
+    single, tokens = _presented(context)
+    if single is not None:
+        if not isinstance(single, str):
+            raise InvalidToken("The connection's token is not a seat token.")
+        return single
+    if not tokens:
+        return None
+    if any(not isinstance(t, str) for t in tokens):
+        raise InvalidToken("A token in the connection_init payload is not a seat token.")
+    for token in tokens:
+        if token_match(token) == match_id:
+            return token
+    raise InvalidToken("None of the connection's tokens holds a seat in this match.")
 
 
 async def watched(items: AsyncIterator[Any], websocket, send_timeout: float) -> AsyncIterator[Any]:
@@ -45,59 +107,86 @@ async def watched(items: AsyncIterator[Any], websocket, send_timeout: float) -> 
 
     dog = asyncio.create_task(watchdog())
     try:
-        async for item in items:
-            waiting_since = time.monotonic()
-            yield item
-            waiting_since = None
+        async with contextlib.aclosing(items):
+            async for item in items:
+                waiting_since = time.monotonic()
+                yield item
+                waiting_since = None
     finally:
         dog.cancel()
 
 
 async def match_updates(context: dict, match_id: str, after: int) -> AsyncIterator[tuple[str, Any, str]]:
-    """("update", filtered update, game id) items for the connection's seat, or one ("problem", error, "")."""
+    """("update", filtered update, game id) items for the connection's seat; the last is
+    ("problem", error, "") when refused, else ("end", StreamEnded, "")."""
     store = context["store"]
     live: LiveUpdates = context["request"].app.state.live
     limit: StreamLimit = context["request"].app.state.stream_limit
     settings = context["request"].app.state.settings
-    tokens = [t for t in connection_tokens(context) if token_match(t) == match_id][:1]
     try:
-        match, seat = await store.read_as(match_id, tokens[0] if tokens else None)
-        limit.acquire(tokens)
+        token = match_token(context, match_id)
+        match, seat = await guarded(store.read_as(match_id, token), live.timeout)
+        lease = await limit.acquire(store, [token] if token else [], keepalive=settings.stream_keepalive)
+    except StoreUnavailable as error:
+        yield "end", ended(error.code, error.message), ""
+        return
     except StoreError as error:
         yield "problem", error, ""
         return
+    reason, message = "finished", None
     try:
-        updates = live.follow(match_id, max(after, 0), idle=settings.stream_keepalive)
-        async for update in watched(updates, context["request"], settings.stream_send_timeout):
-            if update is not None:
-                yield "update", update.for_seat(seat), match.game.id
+        updates = live.follow(match_id, max(after, 0), idle=settings.stream_keepalive,
+                              seat_check=seat_check(store, match_id, token))
+        async with contextlib.aclosing(watched(updates, context["request"], settings.stream_send_timeout)) as items:
+            async for update in items:
+                await lease.renew()
+                if update is not None:
+                    yield "update", update.for_seat(seat), match.game.id
+        if live.closing.is_set():
+            reason = "shutdown"
+    except StoreError as error:
+        reason, message = error.code, error.message
     finally:
-        limit.release(tokens)
+        await lease.release()
+    yield "end", ended(reason, message), ""
 
 
 async def turn_notices(context: dict) -> AsyncIterator[tuple[str, Any]]:
+    """("notice", dict) items; the last is ("problem", error) when refused, else ("end", StreamEnded)."""
     store = context["store"]
     live: LiveUpdates = context["request"].app.state.live
     limit: StreamLimit = context["request"].app.state.stream_limit
     settings = context["request"].app.state.settings
-    tokens = connection_tokens(context)
-    seats = []
+    seats, checks = [], {}
     try:
+        tokens = connection_tokens(context)
         if not tokens:
             raise TokenRequired('Send your seat tokens in the connection_init payload: {"tokens": [...]}.')
         for token in tokens:
             match_id = token_match(token)
             if match_id is None:
                 raise InvalidToken("A listed token is not a seat token.")
-            seats.append((match_id, (await store.read_as(match_id, token))[1]))
-        limit.acquire(tokens)
+            seats.append((match_id, (await guarded(store.read_as(match_id, token), live.timeout))[1]))
+            checks[seats[-1]] = seat_check(store, match_id, token)
+        lease = await limit.acquire(store, tokens, keepalive=settings.stream_keepalive)
+    except StoreUnavailable as error:
+        yield "end", ended(error.code, error.message)
+        return
     except StoreError as error:
         yield "problem", error
         return
+    reason, message = "finished", None
     try:
-        notices = turns(live, seats, idle=settings.stream_keepalive)
-        async for notice in watched(notices, context["request"], settings.stream_send_timeout):
-            if notice is not None:
-                yield "notice", notice
+        notices = turns(live, seats, idle=settings.stream_keepalive, seat_checks=checks)
+        async with contextlib.aclosing(watched(notices, context["request"], settings.stream_send_timeout)) as items:
+            async for notice in items:
+                await lease.renew()
+                if notice is not None:
+                    yield "notice", notice
+        if live.closing.is_set():
+            reason = "shutdown"
+    except StoreError as error:
+        reason, message = error.code, error.message
     finally:
-        limit.release(tokens)
+        await lease.release()
+    yield "end", ended(reason, message)

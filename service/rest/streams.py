@@ -12,27 +12,39 @@
 ``Accept: application/x-ndjson`` (or ``?format=ndjson``) gives one JSON object
 per line instead of SSE. Both send a keep-alive every
 ``GRIMOIRE_STREAM_KEEPALIVE`` seconds and end with an ``end`` message giving the
-reason: ``finished``, ``shutdown`` or ``slow_consumer`` (a client that did not
-take a message within ``GRIMOIRE_STREAM_SEND_TIMEOUT`` seconds is dropped, so
-it cannot make the process buffer without bound).
+reason: ``finished``, ``shutdown``, ``store_unavailable`` (Redis did not answer:
+resume with ``after`` once it is back), ``invalid_token`` (the seat was left or
+handed to a bot meanwhile) or ``slow_consumer`` (a client that did not take a
+message within ``GRIMOIRE_STREAM_SEND_TIMEOUT`` seconds is dropped, so it
+cannot make the process buffer without bound).
+
+A non-empty token that holds no seat in the match (another match's, revoked,
+not a token at all) is ``401 invalid_token``, never the spectator's stream.
+Each open stream holds a slot of its tokens' stream limit, released in a
+``finally`` on every way out (see :class:`service.store.live.StreamLimit`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
-from typing import Any, AsyncIterator
+import logging
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
 from service.store import MatchStore, StoreError, bearer_token
-from service.store.live import LiveUpdates, turns
+from service.store.connect import STORE_UNAVAILABLE
+from service.store.live import Lease, LiveUpdates, StoreUnavailable, turns
 from service.store.tokens import token_match
 
 from .problems import problem
+
+log = logging.getLogger("grimoire.streams")
 
 KEEPALIVE_SSE = b": keep-alive\n\n"
 KEEPALIVE_NDJSON = b'{"type":"keepalive"}\n'
@@ -46,11 +58,19 @@ def _encode(kind: str, message: dict[str, Any], fmt: str, event_id: str | None =
     return f"{head}event: {kind}\ndata: {data}\n\n".encode()
 
 
+async def _nothing() -> None:
+    return None
+
+
 class EventStream:
-    """An ASGI response writing ``(kind, message, id)`` items; ``None`` items are keep-alives."""
+    """An ASGI response writing ``(kind, message, id)`` items; ``None`` items are keep-alives.
+
+    ``on_close`` (the stream limit's release; a coroutine function or a plain one) runs
+    however the response ends: finished, client gone, server error.
+    """
 
     def __init__(self, items: AsyncIterator[tuple[str, dict, str | None] | None], fmt: str, send_timeout: float,
-                 live: LiveUpdates, on_close=lambda: None):
+                 live: LiveUpdates, on_close: Callable[[], Awaitable[None] | None] = _nothing):
         self.items = items
         self.on_close = on_close
         self.fmt = fmt
@@ -58,18 +78,30 @@ class EventStream:
         self.live = live
 
     async def __call__(self, scope, receive, send) -> None:
-        media = "application/x-ndjson" if self.fmt == "ndjson" else "text/event-stream"
-        await send({"type": "http.response.start", "status": 200, "headers": [
-            (b"content-type", media.encode()), (b"cache-control", b"no-store"), (b"x-accel-buffering", b"no")]})
-        writer = asyncio.create_task(self._write(send))
-        watcher = asyncio.create_task(self._until_disconnect(receive))
-        done, _ = await asyncio.wait({writer, watcher}, return_when=asyncio.FIRST_COMPLETED)
-        for task in (writer, watcher):
-            task.cancel()
-        await asyncio.gather(writer, watcher, return_exceptions=True)
-        with contextlib.suppress(Exception):
-            await self.items.aclose()
-        self.on_close()
+        try:
+            media = "application/x-ndjson" if self.fmt == "ndjson" else "text/event-stream"
+            try:
+                await send({"type": "http.response.start", "status": 200, "headers": [
+                    (b"content-type", media.encode()), (b"cache-control", b"no-store"),
+                    (b"x-accel-buffering", b"no")]})
+            except Exception:  # the client went away before the response started
+                return
+            writer = asyncio.create_task(self._write(send))
+            watcher = asyncio.create_task(self._until_disconnect(receive))
+            try:
+                await asyncio.wait({writer, watcher}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for task in (writer, watcher):
+                    task.cancel()
+                await asyncio.gather(writer, watcher, return_exceptions=True)
+        finally:
+            try:
+                with contextlib.suppress(Exception):
+                    await self.items.aclose()
+            finally:
+                closed = self.on_close()
+                if inspect.isawaitable(closed):
+                    await closed
 
     async def _until_disconnect(self, receive) -> None:
         while (await receive())["type"] != "http.disconnect":
@@ -89,6 +121,12 @@ class EventStream:
             reason = "slow_consumer"
         except StoreError as error:
             reason = error.code
+        except STORE_UNAVAILABLE as error:  # not through the live updates' guard: still an outage
+            log.warning("stream: the store did not answer (%s)", type(error).__name__)
+            reason = StoreUnavailable.code
+        except Exception:  # a bug: logged with its trace, the client gets a reason and no details
+            log.exception("stream failed")
+            reason = "internal_error"
         end = _encode("end", {"reason": reason}, self.fmt)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(send({"type": "http.response.body", "body": end, "more_body": False}), 1.0)
@@ -100,6 +138,31 @@ def _format(request: Request) -> str:
     return "sse"
 
 
+def _refused(error: StoreError) -> Response:
+    if isinstance(error, StoreUnavailable):  # as every other route answers an outage
+        return problem("service_unavailable", error.message, headers={"Retry-After": "1"})
+    return problem(error.code, error.message)
+
+
+def seat_check(store: MatchStore, match_id: str, token: str | None):
+    """What :meth:`LiveUpdates.follow` awaits after a seat change: raises InvalidToken once ``token`` is revoked."""
+    if not token:
+        return None
+
+    async def check() -> None:
+        store.authenticate(await store.get(match_id), token)
+
+    return check
+
+
+async def renewing(items: AsyncIterator, lease: Lease) -> AsyncIterator:
+    """``items``, renewing the stream's lease as they pass (keep-alives included), closing them at the end."""
+    async with contextlib.aclosing(items):
+        async for item in items:
+            await lease.renew()
+            yield item
+
+
 async def match_events(request: Request) -> Response:
     store: MatchStore = request.app.state.store
     live: LiveUpdates = request.app.state.live
@@ -108,19 +171,23 @@ async def match_events(request: Request) -> Response:
     if not raw_after.isdigit() or len(raw_after) > 15:
         return problem("malformed_request", "after (or Last-Event-ID) must be a version: a whole number.")
     token = bearer_token(request.headers.get("authorization"))
+    match_id = request.path_params["match_id"]
     try:
-        match, seat = await store.read_as(request.path_params["match_id"], token)
-        held = [token] if token else []
-        request.app.state.stream_limit.acquire(held)
+        match, seat = await store.read_as(match_id, token)
+        lease = await request.app.state.stream_limit.acquire(store, [token] if token else [],
+                                                             keepalive=settings.stream_keepalive)
     except StoreError as error:
-        return problem(error.code, error.message)
+        return _refused(error)
 
     async def items():
-        async for update in live.follow(match.id, int(raw_after), idle=settings.stream_keepalive):
-            yield None if update is None else ("action", update.for_seat(seat), str(update.version))
+        updates = live.follow(match.id, int(raw_after), idle=settings.stream_keepalive,
+                              seat_check=seat_check(store, match.id, token))
+        async with contextlib.aclosing(updates):
+            async for update in updates:
+                yield None if update is None else ("action", update.for_seat(seat), str(update.version))
 
-    return EventStream(items(), _format(request), settings.stream_send_timeout, live,
-                       lambda: request.app.state.stream_limit.release(held))
+    return EventStream(renewing(items(), lease), _format(request), settings.stream_send_timeout, live,
+                       lease.release)
 
 
 async def my_turns(request: Request) -> Response:
@@ -130,23 +197,26 @@ async def my_turns(request: Request) -> Response:
     tokens = [t.strip() for t in request.headers.get("seat-tokens", "").split(",") if t.strip()]
     if not tokens or len(tokens) > 100:
         return problem("token_required", "List 1 to 100 seat tokens in the Seat-Tokens header, comma-separated.")
-    seats = []
+    seats, checks = [], {}
     try:
         for token in tokens:
             match_id = token_match(token)
             if match_id is None:
                 return problem("invalid_token", "A listed token is not a seat token.")
             seats.append((match_id, (await store.read_as(match_id, token))[1]))
-        request.app.state.stream_limit.acquire(tokens)
+            checks[seats[-1]] = seat_check(store, match_id, token)
+        lease = await request.app.state.stream_limit.acquire(store, tokens, keepalive=settings.stream_keepalive)
     except StoreError as error:
-        return problem(error.code, error.message)
+        return _refused(error)
 
     async def items():
-        async for notice in turns(live, seats, idle=settings.stream_keepalive):
-            yield None if notice is None else ("turn", notice, f"{notice['match_id']}:{notice['version']}")
+        notices = turns(live, seats, idle=settings.stream_keepalive, seat_checks=checks)
+        async with contextlib.aclosing(notices):
+            async for notice in notices:
+                yield None if notice is None else ("turn", notice, f"{notice['match_id']}:{notice['version']}")
 
-    return EventStream(items(), _format(request), settings.stream_send_timeout, live,
-                       lambda: request.app.state.stream_limit.release(tokens))
+    return EventStream(renewing(items(), lease), _format(request), settings.stream_send_timeout, live,
+                       lease.release)
 
 
 routes = [

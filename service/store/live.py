@@ -13,6 +13,18 @@ in order, without gaps or repeats, however many service processes there are:
 * the newest entries of each followed match are cached here and read from
   Redis once, whatever the number of followers of that match.
 
+One task, the reader, owns the pub/sub connection: it alone subscribes,
+unsubscribes and reads (redis-py's connection allows one reader at a time; a
+follower subscribing while the reader waited was the "readuntil() called while
+another coroutine is already waiting" of an outage). Followers only tell it
+which matches they want, and wait for its confirmation before trusting that
+no notification can be missed.
+
+When the store fails (killed: an error at once; frozen: no pong within
+``timeout``), followers re-read the log and, if Redis does not answer within
+``timeout``, end with :class:`StoreUnavailable`: streams close with the reason
+``store_unavailable`` and the client resumes with ``after``.
+
 Updates are the raw log entries: pass each through :meth:`Update.for_seat`
 before anyone sees it.
 """
@@ -23,42 +35,83 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
+import uuid
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 from .archive import Update, log_update
-from .errors import MatchNotFound, TooManyStreams
+from .connect import STORE_UNAVAILABLE
+from .errors import MatchNotFound, StoreError, TooManyStreams
 from .matches import MatchStore
-from .tokens import hash_token
+from .tokens import hash_token, token_match
 
 log = logging.getLogger("grimoire.live")
+
+#: How long the reader waits for a message before it looks at new subscriptions again.
+_POLL = 0.05
+_PING = "grimoire-live"
+
+
+class StoreUnavailable(StoreError):
+    """Redis did not answer (down, frozen, failing over): a stream ends with this reason."""
+
+    code = "store_unavailable"
+
+
+STORE_DOWN_MESSAGE = "The match store is unavailable; reconnect shortly and resume with `after`."
+
+
+async def guarded(awaitable: Awaitable, timeout: float):
+    """``awaitable``'s result; any sign of an unreachable store becomes :class:`StoreUnavailable`.
+
+    The Redis error itself is not passed on: its text names hosts and ports.
+    """
+    try:
+        return await asyncio.wait_for(awaitable, timeout)
+    except (*STORE_UNAVAILABLE, asyncio.TimeoutError, OSError) as error:
+        log.warning("live updates: the store did not answer (%s)", type(error).__name__)
+        raise StoreUnavailable(STORE_DOWN_MESSAGE) from None
+
+
+def _client_timeout(store: MatchStore, default: float = 5.0) -> float:
+    pool = getattr(store.redis, "connection_pool", None)
+    configured = getattr(pool, "connection_kwargs", {}).get("socket_timeout") if pool is not None else None
+    return float(configured or default)
 
 
 @dataclass(eq=False)
 class _Follower:
     wake: asyncio.Event = field(default_factory=asyncio.Event)
+    seats_changed: bool = False
 
 
 @dataclass(eq=False)
 class _Channel:
     match_id: str
+    name: str
     followers: set[_Follower] = field(default_factory=set)
     recent: OrderedDict[int, Update] = field(default_factory=OrderedDict)
     newest: int = -1  # the newest version read from the log
     stale: bool = True  # a notification came since the last read
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    ready: asyncio.Event = field(default_factory=asyncio.Event)  # subscribed on the reader's connection
 
 
 class LiveUpdates:
     """This process's followers of matches, woken through one pub/sub connection."""
 
-    def __init__(self, store: MatchStore, *, cache_size: int = 256, page: int = 100):
+    def __init__(self, store: MatchStore, *, cache_size: int = 256, page: int = 100, timeout: float | None = None,
+                 ping_interval: float = 1.0):
         self.store = store
         self.cache_size = cache_size
         self.page = page
+        #: how long Redis may take to answer before followers end with store_unavailable
+        self.timeout = timeout if timeout is not None else _client_timeout(store)
+        self.ping_interval = ping_interval
         self._channels: dict[str, _Channel] = {}
-        self._pubsub = None
+        self._changed = asyncio.Event()
         self._reader: asyncio.Task | None = None
         self.closing = asyncio.Event()
 
@@ -67,15 +120,12 @@ class LiveUpdates:
         return sum(len(c.followers) for c in self._channels.values())
 
     async def start(self) -> None:
-        self._pubsub = self.store.redis.pubsub(ignore_subscribe_messages=True)
         self._reader = asyncio.create_task(self._read(), name="grimoire-live-reader")
 
     def begin_shutdown(self) -> None:
         """Wake every follower to finish: streams end with the reason "shutdown"."""
         self.closing.set()
-        for channel in self._channels.values():
-            for follower in channel.followers:
-                follower.wake.set()
+        self._wake_all()
 
     async def stop(self) -> None:
         self.begin_shutdown()
@@ -83,58 +133,122 @@ class LiveUpdates:
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._reader
-        if self._pubsub is not None:
-            with contextlib.suppress(Exception):
-                await self._pubsub.aclose()
+
+    def _wake_all(self, stale: bool = False) -> None:
+        for channel in self._channels.values():
+            if stale:
+                channel.stale = True
+            for follower in channel.followers:
+                follower.wake.set()
+
+    # -- the reader: the only task that touches the pub/sub connection ----------------
 
     async def _read(self) -> None:
+        backoff = 0.05
         while True:
+            pubsub = self.store.redis.pubsub()
             try:
-                if not self._pubsub.subscribed:
-                    await asyncio.sleep(0.05)
-                    continue
-                message = await self._pubsub.get_message(timeout=1.0)
-                if message is None:
-                    continue
-                channel = self._channels.get(self._match_of(message["channel"]))
-                if channel is not None:
-                    if not message["data"].startswith("seat:"):  # a new version, not a seat taken
-                        channel.stale = True
-                    for follower in channel.followers:
-                        follower.wake.set()
+                await self._serve(pubsub)
             except asyncio.CancelledError:
                 raise
-            except Exception as error:  # a dropped connection: redis-py resubscribes on reconnect
-                log.warning("live updates: pub/sub read failed (%s); catching up from the logs", error)
-                await asyncio.sleep(0.5)
+            except Exception as error:  # the connection broke, or Redis stopped answering
+                log.warning("live updates: the pub/sub connection failed (%s); followers re-read the logs",
+                            type(error).__name__)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 1.0)
+            else:
+                backoff = 0.05
+            finally:
                 for channel in self._channels.values():
+                    channel.ready.clear()
+                self._wake_all(stale=True)
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(pubsub.aclose(), 1.0)
+
+    async def _serve(self, pubsub) -> None:
+        """Keep ``pubsub`` subscribed to the followed matches and dispatch its messages; raises when it fails."""
+        loop = asyncio.get_running_loop()
+        subscribed: set[str] = set()  # sent
+        confirmed: set[str] = set()  # acknowledged by Redis on this connection
+        pong_due: float | None = None
+        next_ping = loop.time()
+        while True:
+            wanted = {c.name for c in self._channels.values()}
+            if wanted - subscribed:
+                await pubsub.subscribe(*(wanted - subscribed))
+                # a silent reconnect inside redis-py resubscribes, but messages of the gap are lost
+                pubsub.connection.register_connect_callback(self._reconnected)
+            if subscribed - wanted:
+                await pubsub.unsubscribe(*(subscribed - wanted))
+            subscribed = wanted
+            for channel in self._channels.values():
+                if channel.name in confirmed and not channel.ready.is_set():
                     channel.stale = True
+                    channel.ready.set()
+            if not subscribed:
+                self._changed.clear()
+                pong_due = None
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self._changed.wait(), self.ping_interval)
+                continue
+            now = loop.time()
+            if pong_due is not None and now > pong_due:
+                raise StoreUnavailable("no pong on the pub/sub connection")
+            if pong_due is None and now >= next_ping:
+                await pubsub.ping(_PING)
+                pong_due = now + self.timeout
+            message = await pubsub.get_message(timeout=_POLL)
+            if message is None:
+                continue
+            kind, name = message["type"], message.get("channel")
+            if kind == "pong":
+                pong_due, next_ping = None, loop.time() + self.ping_interval
+            elif kind == "subscribe":
+                confirmed.add(name)
+            elif kind == "unsubscribe":
+                confirmed.discard(name)
+            elif kind == "message":
+                channel = self._channels.get(self._match_of(name))
+                if channel is not None:
+                    seat_taken = message["data"].startswith("seat:")
+                    if not seat_taken:  # a new version
+                        channel.stale = True
                     for follower in channel.followers:
+                        follower.seats_changed |= seat_taken
                         follower.wake.set()
+
+    async def _reconnected(self, connection) -> None:
+        self._wake_all(stale=True)
 
     def _match_of(self, channel_name: str) -> str:
         start = channel_name.index("{") + 1
         return channel_name[start:channel_name.index("}", start)]
 
-    async def follow(self, match_id: str, after: int = 0, *, idle: float = 15.0) -> AsyncIterator[Update | None]:
+    # -- followers ------------------------------------------------------------------
+
+    async def follow(self, match_id: str, after: int = 0, *, idle: float = 15.0,
+                     seat_check: Callable[[], Awaitable[None]] | None = None) -> AsyncIterator[Update | None]:
         """Every update of ``match_id`` after version ``after``, in order.
 
-        ``None`` is yielded on each idle tick and when a seat is taken (which
-        changes the match without a log entry): streams send a keep-alive.
+        ``None`` is yielded on each idle tick and when a seat is taken or left
+        (which changes the match without a log entry): streams send a keep-alive.
+        ``seat_check`` is awaited after such a seat change: it raises (e.g.
+        InvalidToken) to end a stream whose token was just revoked.
 
         Ends after the update that finishes the match, or when the process
-        shuts down (``self.closing`` is set). Raises MatchNotFound first if
-        the match does not exist.
+        shuts down (``self.closing`` is set). Raises MatchNotFound first if the
+        match does not exist, and StoreUnavailable whenever Redis does not answer.
         """
-        if not await self.store.redis.exists(self.store.key(match_id)):
+        if not await guarded(self.store.redis.exists(self.store.key(match_id)), self.timeout):
             raise MatchNotFound(f"There is no match {match_id!r} (it may have expired).")
         follower = _Follower()
-        channel = await self._join(match_id, follower)
+        channel = self._join(match_id, follower)
         try:
             last = after
             while not self.closing.is_set():
                 follower.wake.clear()
-                updates = await self._after(channel, last)
+                subscribed = channel.ready.is_set()
+                updates = await guarded(self._after(channel, last), self.timeout)
                 for update in updates:
                     last = update.version
                     yield update
@@ -142,37 +256,50 @@ class LiveUpdates:
                         return
                 if updates:
                     continue
-                if await self._finished_at(match_id, last):
+                if await guarded(self._finished_at(match_id, last), self.timeout):
                     return
+                if not subscribed:
+                    # read again once subscribed: an action committed before that sent no wake-up here
+                    await self._until_subscribed(channel)
+                    continue
+                if follower.seats_changed:
+                    follower.seats_changed = False
+                    if seat_check is not None:
+                        await guarded(seat_check(), self.timeout)
+                    yield None  # a seat was taken: no log entry, but the match changed
+                    continue
                 try:
                     await asyncio.wait_for(follower.wake.wait(), idle)
                 except asyncio.TimeoutError:
                     channel.stale = True  # in case a notification was missed
                     yield None
-                else:
-                    if not channel.stale:
-                        yield None  # a seat was taken: no log entry, but the match changed
         finally:
-            await self._leave(channel, follower)
+            self._leave(channel, follower)
+
+    async def _until_subscribed(self, channel: _Channel) -> None:
+        try:
+            await asyncio.wait_for(channel.ready.wait(), self.timeout)
+        except asyncio.TimeoutError:
+            raise StoreUnavailable(STORE_DOWN_MESSAGE) from None
 
     async def _finished_at(self, match_id: str, version: int) -> bool:
         status, current = await self.store.redis.hmget(self.store.key(match_id), "status", "version")
         return status is None or (status == "finished" and int(current) <= version)
 
-    async def _join(self, match_id: str, follower: _Follower) -> _Channel:
+    def _join(self, match_id: str, follower: _Follower) -> _Channel:
         channel = self._channels.get(match_id)
         if channel is None:
-            channel = self._channels[match_id] = _Channel(match_id)
-            await self._pubsub.subscribe(self.store.channel(match_id))
+            channel = self._channels[match_id] = _Channel(match_id, self.store.channel(match_id))
+            self._changed.set()
         channel.followers.add(follower)
         return channel
 
-    async def _leave(self, channel: _Channel, follower: _Follower) -> None:
+    def _leave(self, channel: _Channel, follower: _Follower) -> None:
+        """Synchronous, so that it runs whatever way a follower ends (cancelled, closed, failed)."""
         channel.followers.discard(follower)
         if not channel.followers and self._channels.get(channel.match_id) is channel:
             del self._channels[channel.match_id]
-            with contextlib.suppress(Exception):
-                await self._pubsub.unsubscribe(self.store.channel(channel.match_id))
+            self._changed.set()
 
     async def _after(self, channel: _Channel, last: int) -> list[Update]:
         """Updates after version ``last``: from the cache when it covers them, else from the log."""
@@ -188,13 +315,18 @@ class LiveUpdates:
         return [log_update(channel.match_id, entry_id, fields) for entry_id, fields in entries]
 
     async def _refresh(self, channel: _Channel) -> None:
-        channel.stale = False
-        if channel.newest < 0:  # first read: just the newest few
-            entries = await self.store.redis.xrevrange(self.store.log_key(channel.match_id), "+", "-",
-                                                       count=self.cache_size)
-            entries.reverse()
-        else:
-            entries = await self.store.log_entries(channel.match_id, after=channel.newest, limit=self.cache_size)
+        channel.stale = False  # before the read: a notification during it must leave the channel stale
+        try:
+            if channel.newest < 0:  # first read: just the newest few
+                entries = await self.store.redis.xrevrange(self.store.log_key(channel.match_id), "+", "-",
+                                                           count=self.cache_size)
+                entries.reverse()
+            else:
+                entries = await self.store.log_entries(channel.match_id, after=channel.newest,
+                                                       limit=self.cache_size)
+        except BaseException:  # failed or timed out: the next follower must read again
+            channel.stale = True
+            raise
         for entry_id, fields in entries:
             update = log_update(channel.match_id, entry_id, fields)
             channel.recent[update.version] = update
@@ -207,44 +339,120 @@ class LiveUpdates:
             channel.stale = True  # more to read
 
 
+
+LEASE_SCRIPT = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
+redis.call('PEXPIREAT', KEYS[1], ARGV[2])
+return 1
+"""
+
+
+@dataclass(eq=False)
+class Lease:
+    """Open-stream slots held by one stream: released on every way out, else they expire."""
+
+    limit: "StreamLimit | None"
+    store: MatchStore | None
+    keys: list[str]
+    id: str
+    ttl: float
+    renewed: float = field(default_factory=time.monotonic)
+
+    async def renew(self) -> None:
+        """Push the expiry back (cheap to call often: it talks to Redis once a third of the ttl)."""
+        if not self.keys or time.monotonic() - self.renewed < self.ttl / 3:
+            return
+        self.renewed = time.monotonic()
+        expires = int((time.time() + self.ttl) * 1000)
+        with contextlib.suppress(StoreUnavailable):  # the stream itself will notice the outage
+            async with self.store.redis.pipeline(transaction=False) as pipe:
+                for key in self.keys:
+                    pipe.zadd(key, {self.id: expires})
+                    pipe.pexpireat(key, expires)
+                await guarded(pipe.execute(), 2.0)
+
+    async def release(self) -> None:
+        """Give the slots back; idempotent. If Redis does not answer, they expire within ``ttl``."""
+        keys, self.keys = self.keys, []
+        if self.limit is not None:
+            self.limit.held.discard(self)
+        if not keys:
+            return
+        with contextlib.suppress(StoreUnavailable):
+            async with self.store.redis.pipeline(transaction=False) as pipe:
+                for key in keys:
+                    pipe.zrem(key, self.id)
+                await guarded(pipe.execute(), 2.0)
+
+
 class StreamLimit:
-    """At most ``limit`` open streams per seat token, in this process."""
+    """At most ``limit`` open streams per seat token, across every process sharing the Redis.
 
-    def __init__(self, limit: int):
+    Each token's open streams are a sorted set of leases scored by their expiry
+    (``<match key>:streams:<token hash>``, in the match's hash slot). A stream
+    renews its lease as it runs and releases it in a ``finally``; a lease of a
+    process that crashed, or whose release met an outage, expires after ``ttl``
+    seconds, so nothing holds a slot forever.
+    """
+
+    def __init__(self, limit: int, *, ttl: float = 60.0):
         self.limit = limit
-        self._open: dict[str, int] = {}
+        self.ttl = ttl
+        self.held: set[Lease] = set()  # this process's unreleased leases (tests and metrics)
 
-    def acquire(self, tokens: list[str]) -> None:
-        """Count a stream for each token; raises TooManyStreams (counting nothing) at the limit."""
-        keys = [hash_token(t) for t in tokens]
-        if any(self._open.get(k, 0) >= self.limit for k in keys):
-            raise TooManyStreams(f"A seat token may hold at most {self.limit} open streams.")
-        for k in keys:
-            self._open[k] = self._open.get(k, 0) + 1
+    def key(self, store: MatchStore, token: str) -> str:
+        return f"{store.key(token_match(token) or '')}:streams:{hash_token(token)[:32]}"
 
-    def release(self, tokens: list[str]) -> None:
-        for k in (hash_token(t) for t in tokens):
-            self._open[k] -= 1
-            if not self._open[k]:
-                del self._open[k]
+    async def acquire(self, store: MatchStore, tokens: list[str], *, keepalive: float = 15.0) -> Lease:
+        """A lease on one slot for each token; raises TooManyStreams (holding nothing) at the limit,
+        StoreUnavailable if Redis does not answer. ``keepalive``: how often the stream renews it."""
+        ttl = max(self.ttl, 3 * keepalive)
+        lease = Lease(self, store, [], uuid.uuid4().hex, ttl)
+        if not self.limit:
+            return lease
+        try:
+            for key in dict.fromkeys(self.key(store, t) for t in tokens):  # a token listed twice counts once
+                now = time.time()
+                taken = await guarded(store.redis.eval(LEASE_SCRIPT, 1, key, int(now * 1000),
+                                                       int((now + ttl) * 1000), self.limit, lease.id), 5.0)
+                if not taken:
+                    raise TooManyStreams(f"A seat token may hold at most {self.limit} open streams.")
+                lease.keys.append(key)
+        except BaseException:
+            await lease.release()
+            raise
+        self.held.add(lease)
+        return lease
+
+    async def open_count(self, store: MatchStore, token: str) -> int:
+        """The token's slots in use now, expired leases left out."""
+        return await store.redis.zcount(self.key(store, token), int(time.time() * 1000), "+inf")
 
 
-async def turns(live: LiveUpdates, seats: list[tuple[str, int]], *, idle: float = 15.0,
-                buffer: int = 64) -> AsyncIterator[dict[str, Any] | None]:
+async def turns(live: LiveUpdates, seats: list[tuple[str, int]], *, idle: float = 15.0, buffer: int = 64,
+                seat_checks: dict[tuple[str, int], Callable[[], Awaitable[None]]] | None = None,
+                ) -> AsyncIterator[dict[str, Any] | None]:
     """Turn notices for several (match id, seat) pairs at once; ``None`` on idle ticks.
 
     A notice ``{"match_id", "seat", "version", "status", "to_act", "your_turn"}``
     comes when a followed match starts waiting on the seat, and when it ends.
+    Raises the first StoreError of any match followed (StoreUnavailable, or
+    InvalidToken from its ``seat_checks`` entry when a token is revoked).
     """
     queue: asyncio.Queue = asyncio.Queue(maxsize=buffer)
+    store = live.store
 
     async def notify(match_id: str, seat: int, version: int, status: str, to_act: list[int]) -> None:
         await queue.put({"match_id": match_id, "seat": seat, "version": version, "status": status,
                          "to_act": to_act, "your_turn": seat in to_act})
 
+    async def read(match_id: str, *fields: str) -> list:
+        return await guarded(store.redis.hmget(store.key(match_id), *fields), live.timeout)
+
     async def watch(match_id: str, seat: int) -> None:
-        store = live.store
-        status, version, to_act = await store.redis.hmget(store.key(match_id), "status", "version", "to_act")
+        status, version, to_act = await read(match_id, "status", "version", "to_act")
         if status is None:
             return
         version, acting = int(version), json.loads(to_act) if status == "active" else []
@@ -253,27 +461,39 @@ async def turns(live: LiveUpdates, seats: list[tuple[str, int]], *, idle: float 
         if status == "finished":
             return
         started = status == "active"
-        async for update in live.follow(match_id, version, idle=idle):
-            if update is not None:
-                if seat in update.to_act or update.status == "finished":
-                    await notify(match_id, seat, update.version, update.status, update.to_act)
-            elif not started:  # a seat was taken: the match may have started, at version 0
-                status, to_act = await store.redis.hmget(store.key(match_id), "status", "to_act")
-                if status == "active":
-                    started = True
-                    acting = json.loads(to_act)
-                    if seat in acting:
-                        await notify(match_id, seat, version, status, acting)
+        check = (seat_checks or {}).get((match_id, seat))
+        async with contextlib.aclosing(live.follow(match_id, version, idle=idle, seat_check=check)) as updates:
+            async for update in updates:
+                if update is not None:
+                    if seat in update.to_act or update.status == "finished":
+                        await notify(match_id, seat, update.version, update.status, update.to_act)
+                elif not started:  # a seat was taken: the match may have started, at version 0
+                    status, to_act = await read(match_id, "status", "to_act")
+                    if status == "active":
+                        started = True
+                        acting = json.loads(to_act)
+                        if seat in acting:
+                            await notify(match_id, seat, version, status, acting)
 
-    tasks = [asyncio.create_task(watch(m, s)) for m, s in seats]
+    async def watched(match_id: str, seat: int) -> None:
+        try:
+            await watch(match_id, seat)
+        except StoreError as error:
+            await queue.put(error)
+
+    tasks = [asyncio.create_task(watched(m, s)) for m, s in seats]
     try:
         while not live.closing.is_set():
             try:
-                yield await asyncio.wait_for(queue.get(), idle)
+                item = await asyncio.wait_for(queue.get(), idle)
             except asyncio.TimeoutError:
                 if all(t.done() for t in tasks) and queue.empty():
                     return
                 yield None
+                continue
+            if isinstance(item, StoreError):
+                raise item
+            yield item
     finally:
         for task in tasks:
             task.cancel()
