@@ -26,16 +26,18 @@ def determinise(game, view: dict[str, Any], seat: int, rng: Rng) -> State:
     balls = []
     hidden_sides = []  # balls whose opponent card seat cannot see
     for b in view["balls"]:
-        sides, locked, mods = [None, None], [False, False], [[], []]
+        sides, locked, mods = [None, None], [None, None], [[], []]
         for side in b["sides"]:
             s = side["seat"]
-            locked[s], mods[s] = side["locked"], list(side["modifiers"])
+            locked[s], mods[s] = side["locked_by"], list(side["modifiers"])
             if side["card"] is not None:
                 sides[s] = TEAM_INDEX[side["card"]["id"]]
             elif side["occupied"]:
                 hidden_sides.append((len(balls), s))
+        compared = None if b["compared"] is None else [None if c["kind"] is None else [c["kind"], c["value"]]
+                                                       for c in b["compared"]]
         balls.append({"card": PITCH_INDEX[b["id"]], "sides": sides, "locked": locked, "mods": mods,
-                      "revealed": b["revealed"], "resolved": b["resolved"]})
+                      "revealed": b["revealed"], "resolved": b["resolved"], "compared": compared})
     window = None
     if view["window"] is not None:
         w = view["window"]
@@ -68,9 +70,13 @@ def determinise(game, view: dict[str, Any], seat: int, rng: Rng) -> State:
     used_pitch |= {b["card"] for b in balls}
     pitch_deck = [c for c in range(len(PITCH_CARDS)) if c not in used_pitch]
     rng.shuffle(pitch_deck)
-    # may_pitch shows only through pitch_available (while no window is open); inside a window it is
-    # always False (a pitch or a face-down play opened the window, and both clear it).
-    may_pitch = bool(view["pitch_available"]) if view["window"] is None and view["stage"] == "lead" else False
+    # may_pitch shows only through pitch_available (while no window is open). Inside a window opened by a
+    # pitch or a face-down play it is False (both clear it); inside the window that opens a round without a
+    # pitch it is what the round started with: a choice to pitch unless a Quaffle is in play.
+    if view["window"] is None:
+        may_pitch = bool(view["pitch_available"]) and view["stage"] == "lead"
+    else:
+        may_pitch = view["window"]["after"] == "round" and all(b["kind"] != "quaffle" for b in view["balls"])
     result = view["result"]
     return {
         "rng": rng.next64(), "max_rounds": view["max_rounds"], "round": view["round"], "pitcher": view["pitcher"],
@@ -80,5 +86,5 @@ def determinise(game, view: dict[str, Any], seat: int, rng: Rng) -> State:
         "scoring": [[PITCH_INDEX[c["id"]] for c in p["scoring"]] for p in players],
         "balls": balls, "hits": [p["bludgers"] for p in players], "window": window,
         "result": None if result is None else {"winners": list(result["winners"]), "scores": list(result["scores"]),
-                                               "reason": result["reason"]},
+                                               "reason": result["reason"], "cause": result["cause"]},
     }

@@ -17,8 +17,9 @@ window* may open inside any of them:
     time ("2. The Pitcher chooses to play", "3. The Pitcher plays first") and
     says ``done``.
 ``follow``
-    The opponent must lay a face-down card on every ball the pitcher played on
-    ("4. The opposing player plays"), then says ``done``.
+    The opponent must lay a face-down card on every ball the pitcher has a
+    card on ("4. The opposing player plays"), and on no other ball, then says
+    ``done``.
 ``reveal``
     Ball by ball, in the order the pitcher chooses, both cards on it are
     turned over, then the ball is resolved ("5. Both players compare their
@@ -26,7 +27,9 @@ window* may open inside any of them:
 
 "You can play Spell and Jinx cards anytime you want" ("SPELL AND JINX CARDS"); DESIGN.md
 turns that into priority windows: after each pitch, each face-down play and
-each reveal, both seats may play special cards face up or pass. Both seats act
+each reveal, both seats may play special cards face up or pass; a round that
+opens without a pitch (balls left in play) opens with a window too, so that
+spells can come "before you or your opponent play Player Cards". Both seats act
 at once (the first card sent is the first played, as in "If you cast a Spell
 moments before your opponent does, your spell takes effect first"); a window
 closes when both have passed with no card played in between, and only then do
@@ -48,14 +51,18 @@ A plain dict; team cards and pitch cards are integers (see :mod:`.cards`)::
     scoring        [[pitch card], [pitch card]]
     balls          balls in play, in the order pitched:
                    {"card": pitch card, "sides": [card|None, card|None],
-                    "locked": [bool, bool], "mods": [[card], [card]],
-                    "revealed": bool, "resolved": bool}
-                   sides/locked/mods are per seat; "mods" holds the kinds of the
-                   spells and jinxes lowering that seat's card (kinds, not cards:
-                   the cards themselves move on, even back into a hand); all four
-                   reset each round
+                    "locked": [kind|None, kind|None], "mods": [[kind], [kind]],
+                    "revealed": bool, "resolved": bool,
+                    "compared": None | [[kind, value]|None, [kind, value]|None]}
+                   sides/locked/mods are per seat; "locked" holds the kind of the
+                   card that locked the seat out (Wingardium Leviosa or the jinx),
+                   "mods" the kinds of the spells and jinxes lowering that seat's
+                   card (kinds, not cards: the cards themselves move on, even
+                   back into a hand); "compared" what each side counted as when
+                   the ball was resolved (see :func:`_effective`); all reset each
+                   round
     hits           Bludgers that hit each seat this round
-    window         None or {"after": "pitch"|"play"|"reveal", "ball": pitch card|None,
+    window         None or {"after": "round"|"pitch"|"play"|"reveal", "ball": pitch card|None,
                             "passed": [seat], "pending": [{"seat", "card", "ball", "target"}]}
     result         None or the match result
 """
@@ -67,10 +74,10 @@ from typing import Any
 from service.engine import Game, Rng, Variant, load_data
 
 from .cards import (
-    ALOHOMORA, BEATER, BLUDGER, CHASER, FAMILY, FOUL, FOUL_FREE_GOAL, FOUL_REMOVE_KEEPER, FULL_BODY_BIND, JINX,
-    JINX_BLOCK, JINX_DISCARD, JINX_REDUCE, JINX_RETRIEVE, KEEPER, KIND, LEG_LOCKER, OWNER, PITCH_CARDS, PITCH_INDEX,
-    PITCH_KIND, PLAYER, POINTS, QUAFFLE, REFEREE, SEEKER, SNITCH, SPELL, TEAM_CARDS, TEAM_INDEX, TEAMS, VALUE,
-    WINGARDIUM, GOAL, card_view, pitch_view, team_deck,
+    ALOHOMORA, BEATER, BLUDGER, FAMILY, FOUL, FOUL_FREE_GOAL, FOUL_REMOVE_KEEPER, FULL_BODY_BIND, JINX,
+    JINX_BLOCK, JINX_DISCARD, JINX_REDUCE, JINX_RETRIEVE, KEEPER, KIND, KINDS, LEG_LOCKER, OWNER, PITCH_CARDS,
+    PITCH_INDEX, PITCH_KIND, PLAYER, POINTS, QUAFFLE, REFEREE, SEEKER, SNITCH, SPELL, TEAM_CARDS, TEAM_INDEX, TEAMS,
+    VALUE, WINGARDIUM, GOAL, card_view, pitch_view, team_deck,
 )
 from .determinise import determinise as _determinise
 
@@ -89,6 +96,9 @@ REDUCTION = {LEG_LOCKER: 1, JINX_REDUCE: 2}
 RANDOM_DISCARDS = {FULL_BODY_BIND: 2, JINX_DISCARD: 1}
 
 LEAD, FOLLOW, REVEAL, OVER = "lead", "follow", "reveal", "over"
+
+#: Why a match ends, the result's ``cause`` (listed with their meanings in docs/rules/quidditch.md).
+CAUSES = ("snitch", "round_limit")
 
 
 class Quidditch(Game):
@@ -207,7 +217,8 @@ class Quidditch(Game):
                     "that is still in play, fouls follow your opponent's reveal on a Quaffle, and Alohomora "
                     "and the Referee answer a card your opponent played in this window.")
         if kind in ("pass", "play_special"):
-            return "Special cards are played in the priority windows after a pitch, a face-down play or a reveal."
+            return ("Special cards are played in the priority windows: at the start of a round without a pitch, "
+                    "and after a pitch, a face-down play or a reveal.")
         stage = state["stage"]
         if kind == "pitch":
             return ("The pitcher may pitch only at the start of their round, when no Quaffle is in play, "
@@ -221,6 +232,11 @@ class Quidditch(Game):
                 return "Every ball the pitcher plays on, you must play on as well."
             return "The cards are being revealed: choose which ball to reveal next."
         if kind == "play_card":
+            lock = _ball(state, PITCH_INDEX[ball])["locked"][seat]
+            if isinstance(lock, str):
+                return f"{KINDS[lock]['name']} keeps you off that ball this round."
+            if stage == FOLLOW and _ball(state, PITCH_INDEX[ball])["sides"][state["pitcher"]] is None:
+                return "You play only on the balls the pitcher has a card on."
             return "You cannot play a card on that ball now."
         return super().explain_illegal(state, seat, action)
 
@@ -248,6 +264,7 @@ class Quidditch(Game):
             "result": None if state["result"] is None else {
                 "winners": list(state["result"]["winners"]), "scores": list(state["result"]["scores"]),
                 "reason": state["result"]["reason"],
+                "cause": state["result"].get("cause"),  # absent from results stored before causes existed
             },
         }
 
@@ -308,6 +325,10 @@ def _start_round(state: dict, events: list) -> None:
     if not balls and state["pitch_deck"]:
         state["may_pitch"] = True
         _pitch(state, events)
+    elif balls:
+        # "You can play Spell and Jinx cards anytime you want - before you or your opponent play Player
+        # Cards": without a pitch no other window would come before the pitcher's first card.
+        _open_window(state, "round", None)
     # Nothing in play and nothing left to pitch cannot happen with the shipped decks (the Snitch is in the
     # deck or on the pitch until the match ends); if it did, the lead ends by itself and the cap ends the match.
 
@@ -338,8 +359,8 @@ def _pitch(state: dict, events: list) -> None:
             state["pitch_discard"].append(card)
             events.append({"type": "third_bludger_discarded", "seat": pitcher, "card": pitch_view(card)})
             continue
-        state["balls"].append({"card": card, "sides": [None, None], "locked": [False, False], "mods": [[], []],
-                               "revealed": False, "resolved": False})
+        state["balls"].append({"card": card, "sides": [None, None], "locked": [None, None], "mods": [[], []],
+                               "revealed": False, "resolved": False, "compared": None})
         events.append({"type": "pitched", "seat": pitcher, "card": pitch_view(card)})
         break
     else:
@@ -364,19 +385,21 @@ def _pitcher_must_play(state: dict) -> bool:
 def _follow_balls(state: dict) -> list[dict]:
     """Balls the opponent may lay a card on.
 
-    "Every ball the Pitcher decides to play on, their opponent must play on as
-    well." A ball the pitcher has been locked out of by a spell or jinx may be
-    played on but need not be: "You do not have to play on the ball once your
-    opponent's card has been discarded. However, if you play the proper Player
-    Card on the ball, you automatically win that ball." (jinx "Opponent can't
-    play on a ball"; house rule: Wingardium Leviosa's lock works the same way).
+    "If the pitcher plays on a ball, the opposing player must also play on the
+    ball": the opponent answers the pitcher's cards, so it plays only where one
+    lies. The one exception is the jinx "Opponent can't play on a ball", which
+    discards the pitcher's card there: "You do not have to play on the ball
+    once your opponent's card has been discarded. However, if you play the
+    proper Player Card on the ball, you automatically win that ball."
+    Wingardium Leviosa has no such clause: a pitcher's card it sends back
+    leaves nothing to answer, so that ball is out of play for both this round.
     """
     pitcher = state["pitcher"]
     follower = 1 - pitcher
     if state["stage"] != FOLLOW or not state["hands"][follower]:
         return []
     return [b for b in state["balls"] if not b["resolved"] and b["sides"][follower] is None
-            and not b["locked"][follower] and (b["sides"][pitcher] is not None or b["locked"][pitcher])]
+            and not b["locked"][follower] and (b["sides"][pitcher] is not None or b["locked"][pitcher] == JINX_BLOCK)]
 
 
 def _follower_must_play(state: dict) -> bool:
@@ -435,14 +458,16 @@ def _end_round(state: dict, rng: Rng, events: list) -> None:
         for seat in SEATS:
             if ball["sides"][seat] is not None:  # every played card was discarded when its ball resolved
                 state["discards"][seat].append(ball["sides"][seat])
-        ball.update(sides=[None, None], locked=[False, False], mods=[[], []], revealed=False, resolved=False)
+        ball.update(sides=[None, None], locked=[None, None], mods=[[], []], revealed=False, resolved=False,
+                    compared=None)
     pitcher = state["pitcher"]
     for seat in (pitcher, 1 - pitcher):
         _draw_up(state, rng, seat, events)
     state["hits"] = [0, 0]
     events.append({"type": "round_ended", "round": state["round"]})
     if state["round"] >= state["max_rounds"]:
-        _finish(state, events, f"The round limit ({state['max_rounds']}) was reached; the game is scored on points.")
+        _finish(state, events, "round_limit",
+                f"The round limit ({state['max_rounds']}) was reached; the game is scored on points.")
         return
     state["round"] += 1
     state["pitcher"] = 1 - pitcher
@@ -477,15 +502,19 @@ def _draw_up(state: dict, rng: Rng, seat: int, events: list) -> None:
         events.append({"type": "drew_cards", "seat": seat, "cards": [card_view(c) for c in drawn], "audience": [seat]})
 
 
-def _finish(state: dict, events: list, reason: str) -> None:
-    """"9. Winning the Game": the higher total wins; equal totals share the win (house rule)."""
+def _finish(state: dict, events: list, cause: str, reason: str) -> None:
+    """"9. Winning the Game": the higher total wins; equal totals share the win (house rule).
+
+    ``cause`` is one of :data:`CAUSES`, ``reason`` the sentence for people.
+    """
     scores = [sum(POINTS[c] for c in state["scoring"][seat]) for seat in SEATS]
     best = max(scores)
-    state["result"] = {"winners": [s for s in SEATS if scores[s] == best], "scores": scores, "reason": reason}
+    state["result"] = {"winners": [s for s in SEATS if scores[s] == best], "scores": scores, "reason": reason,
+                       "cause": cause}
     state["stage"] = OVER
     state["window"] = None
     events.append({"type": "game_over", "winners": list(state["result"]["winners"]), "scores": list(scores),
-                   "reason": reason})
+                   "reason": reason, "cause": cause})
 
 
 # -- resolving a ball ----------------------------------------------------------
@@ -509,21 +538,20 @@ def _effective(ball: dict, seat: int) -> tuple[str, int] | None:
 
 
 def quaffle_winner(cards: list) -> int | None:
-    """"PLAYING FOR A QUAFFLE", exactly as the book has it.
+    """"PLAYING FOR A QUAFFLE": "The higher-numbered Player Card wins the round" (5.), except where a Keeper
+    stands in the way.
 
-    * "If the card with the higher value is a Chaser, and the opponent's card is
-      not a Keeper with an equal or higher value the player with the Chaser card
-      wins the Quaffle".
     * "If you both played cards of the same value, you have a tie. ... the
       Quaffle remains in play".
     * A Keeper "with an equal or higher value than your opponent's Player Card
-      (Chaser, Beater)" blocks: nobody wins.
+      (Chaser, Beater)" blocks: nobody wins ("you blocked the goal and saved the
+      Quaffle, but you didn't win it").
     * "If you both played a Keeper, the Keeper with the higher value wins".
+    * Any other higher card wins, whatever its kind: "Beaters and Seekers may be
+      played on Quaffles, but they are better saved for Bludgers and the Golden
+      Snitch" -- advice, not a bar (the Chaser rule is the common case of it).
     * Against a sacrifice, "Your opponent wins the Quaffle, provided they played
       a Player Card. If you both sacrifice ... the Quaffle stays in play."
-    * Anything else (a Beater or Seeker out-valuing the other card): no rule
-      gives the Quaffle away, so "If neither player wins the ball, leave it on
-      the table."
     """
     a, b = cards
     if a is None or b is None:
@@ -531,9 +559,9 @@ def quaffle_winner(cards: list) -> int | None:
     if a[1] == b[1]:
         return None
     high = 0 if a[1] > b[1] else 1
-    if a[0] == KEEPER and b[0] == KEEPER:
-        return high
-    return high if cards[high][0] == CHASER else None
+    if cards[high][0] == KEEPER and cards[1 - high][0] != KEEPER:
+        return None
+    return high
 
 
 def _one_kind_wins(cards: list, kind: str) -> int | None:
@@ -566,6 +594,7 @@ def _resolve_ball(state: dict, rng: Rng, pitch_card: int, events: list) -> None:
         return  # already won by a foul in the window after its reveal
     ball["resolved"] = True
     cards = [_effective(ball, seat) for seat in SEATS]
+    ball["compared"] = [None if c is None else list(c) for c in cards]
     kind = PITCH_KIND[pitch_card]
     if kind == QUAFFLE:
         winner = quaffle_winner(cards)
@@ -573,11 +602,12 @@ def _resolve_ball(state: dict, rng: Rng, pitch_card: int, events: list) -> None:
         winner = _one_kind_wins(cards, BEATER if kind == BLUDGER else SEEKER)
     _clear_ball(state, ball)
     ball_id = PITCH_CARDS[pitch_card]["id"]
+    compared = _compared_view(ball["compared"])
     if winner is None:
-        events.append({"type": "ball_stays", "ball": ball_id})
+        events.append({"type": "ball_stays", "ball": ball_id, "compared": compared})
         return
     state["balls"].remove(ball)
-    events.append({"type": "ball_won", "ball": ball_id, "seat": winner, "by": "play"})
+    events.append({"type": "ball_won", "ball": ball_id, "seat": winner, "by": "play", "compared": compared})
     if kind == BLUDGER:
         # "Pick a card from your opponent's hand (no peeking) and send it to their discard pile. Remove the
         # Bludger from the pitch and place it across the table in the Pitch discard pile."
@@ -590,7 +620,7 @@ def _resolve_ball(state: dict, rng: Rng, pitch_card: int, events: list) -> None:
     state["scoring"][winner].append(pitch_card)
     if kind == SNITCH:
         # "the one with the higher value catches the Golden Snitch and the game ends!"
-        _finish(state, events, f"{TEAMS[winner]['name']} caught the Golden Snitch.")
+        _finish(state, events, "snitch", f"{TEAMS[winner]['name']} caught the Golden Snitch.")
 
 
 def _clear_ball(state: dict, ball: dict) -> None:
@@ -662,8 +692,8 @@ def _open_balls(state: dict) -> list[dict]:
     """Balls a spell or jinx can still matter on this round.
 
     While the pitcher leads, any unresolved ball; while the opponent follows,
-    the balls the pitcher played on or was locked out of; while revealing, the
-    balls with cards on them.
+    the balls it may or did play on (:func:`_follow_balls`); while revealing,
+    the balls with cards on them.
     """
     stage, pitcher = state["stage"], state["pitcher"]
     out = []
@@ -674,7 +704,7 @@ def _open_balls(state: dict) -> list[dict]:
         if stage == LEAD:
             out.append(ball)
         elif stage == FOLLOW:
-            if sides[pitcher] is not None or ball["locked"][pitcher] or sides[1 - pitcher] is not None:
+            if sides[pitcher] is not None or ball["locked"][pitcher] == JINX_BLOCK or sides[1 - pitcher] is not None:
                 out.append(ball)
         elif sides[0] is not None or sides[1] is not None:
             out.append(ball)
@@ -811,7 +841,7 @@ def _special_effect(state: dict, rng: Rng, entry: dict, events: list) -> None:
         if kind == WINGARDIUM:
             # "prevents your opponent from playing on a ball ... If your opponent has already played a
             # Player Card on the ball, they must return the Player Card to their hand."
-            ball["locked"][opp] = True
+            ball["locked"][opp] = WINGARDIUM
             if theirs is not None:
                 ball["sides"][opp] = None
                 state["hands"][opp].append(theirs)
@@ -823,7 +853,7 @@ def _special_effect(state: dict, rng: Rng, entry: dict, events: list) -> None:
         if kind == JINX_BLOCK:
             # "select any Player Card your opponent has played on a ball and discard it. Your opponent can
             # play no further cards (Player or Special) on the ball you jinxed."
-            ball["locked"][opp] = True
+            ball["locked"][opp] = JINX_BLOCK
             if theirs is not None:
                 ball["sides"][opp] = None
                 state["discards"][opp].append(theirs)
@@ -884,10 +914,22 @@ def _ball_view(ball: dict, viewer: int | None) -> dict:
     for seat in SEATS:
         placed = ball["sides"][seat]
         shown = placed is not None and (ball["revealed"] or seat == viewer)  # face down: no id for others
+        lock = ball["locked"][seat]  # True in a state stored before locks named their card
         sides.append({"seat": seat, "occupied": placed is not None, "card": card_view(placed) if shown else None,
-                      "locked": ball["locked"][seat], "modifiers": list(ball["mods"][seat])})
+                      "locked": bool(lock), "locked_by": lock if isinstance(lock, str) else None,
+                      "modifiers": list(ball["mods"][seat])})
     return {"id": card["id"], "kind": card["kind"], "name": card["name"], "points": card["points"],
-            "revealed": ball["revealed"], "resolved": ball["resolved"], "sides": sides}
+            "revealed": ball["revealed"], "resolved": ball["resolved"], "sides": sides,
+            "compared": _compared_view(ball.get("compared"))}  # absent from balls stored before it existed
+
+
+def _compared_view(compared: list | None) -> list[dict] | None:
+    """What each side counted as when its ball was resolved: kind and value after spells, or nulls for no
+    Player Card (an empty side, a sacrifice, a useless Keeper)."""
+    if compared is None:
+        return None
+    return [{"seat": seat, "kind": None if c is None else c[0], "value": None if c is None else c[1]}
+            for seat, c in enumerate(compared)]
 
 
 def _pending_view(entry: dict) -> dict:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from service.engine import Rng
 from service.games.quidditch import GAME
 from service.games.quidditch import rules
-from service.games.quidditch.cards import PITCH_INDEX, TEAM_INDEX, team_deck
+from service.games.quidditch.cards import PITCH_INDEX, TEAM_CARDS, TEAM_INDEX, team_deck
 
 RULE_BOOK = "seeds/001_7860e6019ee0192e.txt"
 GRYFFINDOR, SLYTHERIN = 0, 1
@@ -50,8 +50,8 @@ def start(hands, *, balls=(), pitch_top=(), pitcher=SLYTHERIN, round=1, max_roun
     used = set(in_play) | set(top) | {c for pile in state["scoring"] for c in pile}
     state["pitch_deck"] = [c for c in range(28) if c not in used] + list(reversed(top))
     state["pitch_discard"] = []
-    state["balls"] = [{"card": c, "sides": [None, None], "locked": [False, False], "mods": [[], []],
-                       "revealed": False, "resolved": False} for c in in_play]
+    state["balls"] = [{"card": c, "sides": [None, None], "locked": [None, None], "mods": [[], []],
+                       "revealed": False, "resolved": False, "compared": None} for c in in_play]
     state.update(pitcher=pitcher, round=round, window=None, result=None, hits=[0, 0])
     events: list = []
     rng = Rng(state["rng"])
@@ -115,6 +115,23 @@ def discard(state, seat):
 
 def score(state, seat):
     return GAME.view(state, None)["players"][seat]["score"]
+
+
+def first(events, type):
+    """The first event of ``type`` in ``events``, or None."""
+    return next((e for e in events if e["type"] == type), None)
+
+
+def compared(*sides):
+    """The ``compared`` of a resolved ball: seat 0's then seat 1's (kind, value), None for no Player Card."""
+    return [{"seat": seat, "kind": None if side is None else side[0], "value": None if side is None else side[1]}
+            for seat, side in enumerate(sides)]
+
+
+def printed(card_id):
+    """A player card's (kind, printed value)."""
+    card = TEAM_CARDS[TEAM_INDEX[card_id]]
+    return card["kind"], card["value"]
 
 
 def types(events, seat=...):

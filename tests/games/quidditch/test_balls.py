@@ -7,7 +7,10 @@ import pytest
 
 from service.games.quidditch import GAME
 
-from .helpers import GRYFFINDOR, SLYTHERIN, act, ball, close_window, contest, discard, score, start, types
+from .helpers import (
+    GRYFFINDOR, SLYTHERIN, act, ball, close_window, compared, contest, discard, done_if_asked, first, printed, score,
+    start, types,
+)
 
 G_HAND = ["g-chaser-7a", "g-chaser-8a", "g-keeper-9", "g-beater-1a", "g-seeker-11", "g-referee-a", "g-keeper-7"]
 S_HAND = ["s-chaser-7a", "s-chaser-8a", "s-keeper-9", "s-beater-3a", "s-seeker-12", "s-referee-a", "s-chaser-10a"]
@@ -47,11 +50,29 @@ def test_higher_chaser_scores_the_quaffle(s_card, g_card, winner):
     assert ball(state, "p-quaffle-01") is None
     assert GAME.view(state, None)["players"][winner]["scoring"][0]["id"] == "p-quaffle-01"
     assert discard(state, SLYTHERIN) == [s_card] and discard(state, GRYFFINDOR) == [g_card]
-    assert {"type": "ball_won", "ball": "p-quaffle-01", "seat": winner, "by": "play"} in events
+    assert {"type": "ball_won", "ball": "p-quaffle-01", "seat": winner, "by": "play",
+            "compared": compared(printed(g_card), printed(s_card))} in events
+
+
+@pytest.mark.parametrize("s_card, g_card, winner", [
+    ("s-seeker-12", "g-chaser-8a", SLYTHERIN),
+    ("s-seeker-12", "g-keeper-9", SLYTHERIN),   # a Keeper blocks only "with an equal or higher value"
+    ("s-chaser-10a", "g-seeker-11", GRYFFINDOR),
+    ("s-beater-3a", "g-beater-1a", SLYTHERIN),
+    ("s-chaser-4a", "g-beater-1a", SLYTHERIN),
+])
+def test_the_higher_card_wins_the_quaffle_whatever_its_kind(s_card, g_card, winner):
+    """5.: "Both players compare their cards ... The higher-numbered Player Card wins the round." PLAYING FOR A
+    QUAFFLE: "Beaters and Seekers may be played on Quaffles, but they are better saved for Bludgers and the
+    Golden Snitch" -- advice, not a bar: a Seeker or a Beater above the other card scores the Quaffle."""
+    state, events = play_out(s_card, g_card, "p-quaffle-01", s_hand=[s_card, *S_HAND])
+    assert quaffle_winner(state) == winner
+    assert ball(state, "p-quaffle-01") is None
+    assert first(events, "ball_won")["compared"] == compared(printed(g_card), printed(s_card))
 
 
 def _stays(state, events, ball_id="p-quaffle-01"):
-    assert {"type": "ball_stays", "ball": ball_id} in events
+    assert first(events, "ball_stays")["ball"] == ball_id
     assert ball(state, ball_id) is not None
     assert score(state, GRYFFINDOR) == score(state, SLYTHERIN) == 0
 
@@ -119,14 +140,32 @@ def test_a_sacrificed_spell_has_no_power():
     assert "discarded_from_hand" not in types(events)
 
 
-def test_a_seeker_out_valuing_a_chaser_does_not_score():
-    """"If the card with the higher value is a Chaser ..." is the only way a Player Card scores a Quaffle on
-    value; a Seeker 12 above a Chaser 10 matches no rule, so "If neither player wins the ball, leave it on the
-    table." (docs/rules/quidditch.md)"""
-    state, events = play_out("s-seeker-12", "g-chaser-8a", "p-quaffle-01")
-    _stays(state, events)
-    state, events = play_out("s-seeker-12", "g-keeper-9", "p-quaffle-01")
-    _stays(state, events)
+def test_a_ball_left_on_the_table_shows_what_was_compared():
+    """"If neither player wins the ball, leave it on the table." The ball left there says why (docs/rules/
+    quidditch.md, "Resolving a ball"): a Keeper 9 "with an equal or higher value than your opponent's Player
+    Card" against a Chaser 8 -- until the round ends and the ball is played for afresh."""
+    g_hand = ["g-keeper-9", "g-referee-a", "g-chaser-4a", "g-chaser-5a"]
+    s_hand = ["s-chaser-8a", "s-beater-1a", "s-referee-a", "s-chaser-5a"]
+    state, _ = close_window(start([g_hand, s_hand], pitch_top=["p-quaffle-01"], balls=["p-bludger-1"]))
+    state, _ = act(state, SLYTHERIN, "pitch")
+    state, _ = close_window(state)
+    for card, b in (("s-chaser-8a", "p-quaffle-01"), ("s-beater-1a", "p-bludger-1")):
+        state, _ = act(state, SLYTHERIN, "play_card", card=card, ball=b)
+        state, _ = close_window(state)
+    state = done_if_asked(state, SLYTHERIN)
+    for card, b in (("g-keeper-9", "p-quaffle-01"), ("g-chaser-4a", "p-bludger-1")):
+        state, _ = act(state, GRYFFINDOR, "play_card", card=card, ball=b)
+        state, _ = close_window(state)
+    assert ball(state, "p-quaffle-01")["compared"] is None  # not resolved yet
+    state, _ = act(state, SLYTHERIN, "reveal", ball="p-quaffle-01")
+    state, events = close_window(state)
+    left = ball(state, "p-quaffle-01")
+    assert left["resolved"] is True and left["sides"][0]["occupied"] is False  # the cards went to the discards
+    assert left["compared"] == compared(("keeper", 9), ("chaser", 8))
+    assert first(events, "ball_stays") == {"type": "ball_stays", "ball": "p-quaffle-01",
+                                           "compared": left["compared"]}
+    state, _ = close_window(state)  # the Bludger: Slytherin's Beater wins it; the round ends
+    assert state["round"] == 2 and ball(state, "p-quaffle-01")["compared"] is None
 
 
 # -- PLAYING ON A BLUDGER --------------------------------------------------------------------------------
@@ -163,7 +202,8 @@ def test_a_beater_beats_any_other_card_on_a_bludger(s_card):
     """"If you play a Beater and your opponent plays any other type of card (a Player Card of any value or any
     Special Card as a sacrifice), the Beater always wins." """
     state, events = play_out(s_card, "g-beater-1a", "p-bludger-1")
-    assert {"type": "ball_won", "ball": "p-bludger-1", "seat": GRYFFINDOR, "by": "play"} in events
+    assert {"type": "ball_won", "ball": "p-bludger-1", "seat": GRYFFINDOR, "by": "play",
+            "compared": compared(("beater", 1), printed(s_card) if s_card != "s-referee-a" else None)} in events
     assert {"type": "bludgered", "seat": SLYTHERIN, "hits": 1} in events
 
 
@@ -190,7 +230,9 @@ def test_higher_seeker_catches_the_snitch_and_the_game_ends():
     and the game ends!" -- "worth 150 points!" """
     state, events = play_out("s-seeker-12", "g-seeker-11", "p-snitch")
     result = GAME.result(state)
-    assert result == {"winners": [SLYTHERIN], "scores": [0, 150], "reason": "Slytherin caught the Golden Snitch."}
+    assert result == {"winners": [SLYTHERIN], "scores": [0, 150], "reason": "Slytherin caught the Golden Snitch.",
+                      "cause": "snitch"}
+    assert GAME.view(state, None)["result"] == result
     assert events[-1]["type"] == "game_over"
     assert GAME.to_act(state) == set()
 
@@ -222,7 +264,7 @@ def test_the_snitch_catcher_can_still_lose_on_points():
     g_scoring = [f"p-quaffle-{i:02d}" for i in range(2, 16)] + ["p-goal-1", "p-goal-2"]
     state, _ = play_out("s-seeker-12", "g-chaser-7a", "p-snitch", scoring=(g_scoring, []))
     assert GAME.result(state) == {"winners": [GRYFFINDOR], "scores": [160, 150],
-                                  "reason": "Slytherin caught the Golden Snitch."}
+                                  "reason": "Slytherin caught the Golden Snitch.", "cause": "snitch"}
 
 
 def test_the_game_ends_the_moment_the_snitch_is_caught():

@@ -63,3 +63,30 @@ def test_every_action_schema_is_a_closed_object():
     for name, schema in GAME.action_schemas.items():
         assert schema["properties"]["type"] == {"const": name}
         assert schema["additionalProperties"] is False
+
+
+def test_card_kind_descriptions_follow_the_data():
+    """The card texts live in kinds.json; schema.json repeats them in every CardKind enum's description for
+    clients, so the two must not drift apart (a text changed in one place only)."""
+    import json
+
+    from service.games.quidditch.cards import KINDS
+
+    descriptions = set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            if node.get("title") == "CardKind" and "enum" in node:
+                descriptions.add(node["description"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(GAME.schema)
+    assert descriptions
+    for description in descriptions:
+        for kind in KINDS.values():
+            assert f"{kind['kind']}: {kind['name']} ({kind['family']}) -- {kind['text']}" in description, \
+                (kind["kind"], json.dumps(description)[:80])

@@ -32,7 +32,8 @@ def test_a_face_down_card_is_a_placeholder_without_id():
     """3.: "places it face down on their side of the ball"; only its owner sees which card it is."""
     state, _ = close_window(start([G_HAND, S_HAND], pitch_top=[Q]))
     state, events = act(state, SLYTHERIN, "play_card", card="s-chaser-9a", ball=Q)
-    placeholder = {"seat": SLYTHERIN, "occupied": True, "card": None, "locked": False, "modifiers": []}
+    placeholder = {"seat": SLYTHERIN, "occupied": True, "card": None, "locked": False, "locked_by": None,
+                   "modifiers": []}
     for seat in (GRYFFINDOR, None):
         assert GAME.view(state, seat)["balls"][0]["sides"][SLYTHERIN] == placeholder
         assert "s-chaser-9a" not in json.dumps(events_for(events, seat))
@@ -58,7 +59,7 @@ def test_the_reveal_shows_both_cards_to_everyone():
 
 def test_drawn_cards_are_told_only_to_their_owner():
     """7. Draw: the cards drawn are private, how many is public."""
-    state = start([G_HAND, S_HAND], balls=["p-snitch"])
+    state, _ = close_window(start([G_HAND, S_HAND], balls=["p-snitch"]))
     state, events = act(state, SLYTHERIN, "done")
     drew = [e for e in events if e["type"] == "drew"]
     assert drew == [{"type": "drew", "seat": SLYTHERIN, "count": 2}, {"type": "drew", "seat": GRYFFINDOR, "count": 2}]

@@ -5,7 +5,7 @@ import pytest
 from service.engine import IllegalAction
 from service.games.quidditch import GAME
 
-from .helpers import GRYFFINDOR, SLYTHERIN, act, ball, close_window, contest, discard, score, start, types
+from .helpers import GRYFFINDOR, SLYTHERIN, act, ball, close_window, contest, discard, pass_all, score, start, types
 
 G_HAND = ["g-chaser-7a", "g-chaser-8a", "g-keeper-9", "g-beater-2a", "g-seeker-11", "g-chaser-4a", "g-beater-1a"]
 S_HAND = ["s-chaser-7a", "s-chaser-8a", "s-keeper-9", "s-beater-2a", "s-seeker-11", "s-chaser-4a", "s-beater-1a"]
@@ -46,7 +46,8 @@ def test_pitcher_may_decline_a_bludger_and_the_round_ends():
     assert view["round"] == 2 and view["pitcher"] == GRYFFINDOR
     # the Bludger stayed; Gryffindor chose nothing yet, so no new pitch has happened
     assert [b["id"] for b in view["balls"]] == ["p-bludger-1"]
-    assert view["pitch_available"] is True
+    state, _ = close_window(state)  # the window that opens a round without a pitch
+    assert GAME.view(state, None)["pitch_available"] is True
 
 
 def test_opponent_must_play_on_every_ball_the_pitcher_played_on():
@@ -104,7 +105,8 @@ def test_a_quaffle_in_play_stops_a_new_pitch():
     from the Pitch Deck. Only one Quaffle may be in play at any time." """
     state = start([G_HAND, S_HAND], balls=["p-quaffle-01"], pitch_top=["p-quaffle-02"], pitcher=GRYFFINDOR,
                   round=2)
-    assert state["window"] is None  # no pitch, so no window after one
+    state, _ = close_window(state)  # the window that opens a round without a pitch
+    assert state["window"] is None and GAME.to_act(state) == {GRYFFINDOR}
     assert "pitch" not in legal_types(state, GRYFFINDOR)
     assert GAME.view(state, None)["pitch_available"] is False
     with pytest.raises(IllegalAction):
@@ -114,7 +116,7 @@ def test_a_quaffle_in_play_stops_a_new_pitch():
 def test_bludger_or_snitch_left_in_play_gives_the_pitcher_a_choice():
     """8.: "If a Bludger or a Golden Snitch remains in play, the new pitcher may choose to pitch a new ball
     from the deck OR play on the balls already in play." """
-    state = start([G_HAND, S_HAND], balls=["p-bludger-1", "p-snitch"], pitch_top=["p-quaffle-01"])
+    state, _ = close_window(start([G_HAND, S_HAND], balls=["p-bludger-1", "p-snitch"], pitch_top=["p-quaffle-01"]))
     legal = GAME.legal_actions(state, SLYTHERIN)
     assert {"type": "pitch"} in legal
     assert {a["ball"] for a in legal if a["type"] == "play_card"} == {"p-bludger-1", "p-snitch"}
@@ -138,6 +140,7 @@ def test_pitcher_alternates():
     pitchers = []
     for _ in range(4):
         pitchers.append(GAME.view(state, None)["pitcher"])
+        state = pass_all(state)
         state, _ = act(state, state["pitcher"], "done")  # "I choose not to play"
     assert pitchers == [SLYTHERIN, GRYFFINDOR, SLYTHERIN, GRYFFINDOR]
 
@@ -241,13 +244,15 @@ def test_pitch_deck_empty_no_pitch():
     played on the balls in play."""
     state = start([G_HAND, S_HAND], balls=["p-snitch"], pitch_top=[])
     state["pitch_deck"] = []
+    state, _ = close_window(state)
+    assert state["window"] is None and GAME.to_act(state) == {SLYTHERIN}
     assert "pitch" not in legal_types(state, SLYTHERIN)
     assert GAME.view(state, None)["pitch_available"] is False
 
 
 def test_pitch_deck_running_out_during_a_pitch():
     """PLAYING A GOAL CARD ("Draw another Pitch Card") with nothing left to draw: the pitch ends empty."""
-    state = start([G_HAND, S_HAND], balls=["p-snitch"], pitch_top=["p-goal-1"])
+    state, _ = close_window(start([G_HAND, S_HAND], balls=["p-snitch"], pitch_top=["p-goal-1"]))
     state["pitch_deck"] = state["pitch_deck"][-1:]
     state, events = act(state, SLYTHERIN, "pitch")
     assert types(events)[:2] == ["goal_scored", "pitch_deck_empty"]
@@ -263,15 +268,17 @@ def test_round_cap_ends_the_game_on_points():
     state = contest(state, "s-chaser-8a", "g-chaser-7a", "p-quaffle-01")
     state, events = close_window(state)
     result = GAME.result(state)
-    assert result["winners"] == [SLYTHERIN] and result["scores"] == [0, 10]
-    assert "round limit" in result["reason"]
+    assert result == {"winners": [SLYTHERIN], "scores": [0, 10], "cause": "round_limit",
+                      "reason": "The round limit (1) was reached; the game is scored on points."}
+    assert GAME.view(state, GRYFFINDOR)["result"] == result
     assert GAME.to_act(state) == set() and GAME.legal_actions(state, SLYTHERIN) == []
     assert events[-1]["type"] == "game_over"
 
 
 def test_round_cap_tie_is_shared():
     """House rule: equal totals at the end share the win (both seats are winners)."""
-    state = start([G_HAND, S_HAND], balls=["p-bludger-1"], pitch_top=["p-quaffle-01"], max_rounds=1)
+    state, _ = close_window(start([G_HAND, S_HAND], balls=["p-bludger-1"], pitch_top=["p-quaffle-01"], max_rounds=1))
     state, _ = act(state, SLYTHERIN, "done")
     result = GAME.result(state)
     assert result["winners"] == [GRYFFINDOR, SLYTHERIN] and result["scores"] == [0, 0]
+    assert result["cause"] == "round_limit"

@@ -11,7 +11,7 @@ from service.engine import IllegalAction, events_for
 from service.games.quidditch import GAME
 
 from .helpers import (
-    GRYFFINDOR, SLYTHERIN, act, ball, close_window, contest, discard, hand, score, start, types,
+    GRYFFINDOR, SLYTHERIN, act, ball, close_window, compared, contest, discard, first, hand, score, start, types,
 )
 
 Q = "p-quaffle-01"
@@ -89,6 +89,38 @@ def test_windows_open_after_each_face_down_play_and_each_reveal():
     assert GAME.view(state, None)["window"] == {"after": "reveal", "ball": Q, "passed": [], "pending": []}
 
 
+def test_a_round_without_a_pitch_opens_with_a_window():
+    """SPELL AND JINX CARDS: "You can play Spell and Jinx cards anytime you want - before you or your opponent
+    play Player Cards". A round that opens on a Quaffle left in play has no pitch ("the Pitcher for that round
+    does not get to lead with a new card"), so a window opens first: here the follower lowers the card the
+    pitcher is yet to lay (a Chaser 8 against a Chaser 8 would tie)."""
+    state = start([["g-chaser-8a", "g-keeper-6"], ["s-chaser-8a", "s-leg-locker"]], balls=[Q], pitcher=GRYFFINDOR,
+                  round=2)
+    assert GAME.view(state, None)["window"] == {"after": "round", "ball": None, "passed": [], "pending": []}
+    assert GAME.to_act(state) == {GRYFFINDOR, SLYTHERIN}
+    assert GAME.legal_actions(state, GRYFFINDOR) == [{"type": "pass"}]  # no special card in that hand
+    state, _ = special(state, SLYTHERIN, "s-leg-locker", ball=Q)
+    state, _ = close_window(state)
+    assert state["window"] is None and GAME.to_act(state) == {GRYFFINDOR}
+    state = contest(state, "g-chaser-8a", "s-chaser-8a", Q)
+    state, events = close_window(state)
+    assert first(events, "ball_won")["compared"] == compared(("chaser", 7), ("chaser", 8))
+    assert score(state, SLYTHERIN) == 10
+
+
+def test_the_window_that_opens_a_round_comes_before_the_choice_to_pitch():
+    """8.: "If a Bludger or a Golden Snitch remains in play, the new pitcher may choose to pitch a new ball from
+    the deck OR play on the balls already in play" -- the choice is the pitcher's first act, so the window
+    ("before you or your opponent play Player Cards") opens before it, and the pitch is still offered after."""
+    state = start([["g-chaser-8a", "g-full-body-bind"], ["s-chaser-8a", "s-beater-1a"]], balls=["p-bludger-1"],
+                  pitch_top=[Q])
+    assert state["window"]["after"] == "round" and GAME.view(state, None)["pitch_available"] is False
+    assert {"type": "pitch"} not in GAME.legal_actions(state, SLYTHERIN)
+    state, _ = close_window(state)
+    assert GAME.view(state, None)["pitch_available"] is True
+    assert {"type": "pitch"} in GAME.legal_actions(state, SLYTHERIN)
+
+
 # -- spells ------------------------------------------------------------------------------------------------
 
 
@@ -102,6 +134,8 @@ def test_leg_locker_lowers_a_chaser_by_one():
     state, events = close_window(state)
     assert {"type": "card_weakened", "seat": SLYTHERIN, "ball": Q, "by": "g-leg-locker"} in events
     assert score(state, GRYFFINDOR) == 10
+    # the values compared are the lowered ones (docs/rules/quidditch.md, "Resolving a ball")
+    assert first(events, "ball_won")["compared"] == compared(("chaser", 8), ("chaser", 7))
     assert "g-leg-locker" in discard(state, GRYFFINDOR)
 
 
@@ -110,8 +144,9 @@ def test_leg_locker_makes_a_keeper_useless():
     Chaser 4 then scores past a Keeper 10."""
     state = revealed(["g-keeper-10", "g-referee-a"], ["s-chaser-4a", "s-leg-locker"], "s-chaser-4a", "g-keeper-10")
     state, _ = special(state, SLYTHERIN, "s-leg-locker", ball=Q)
-    state, _ = close_window(state)
+    state, events = close_window(state)
     assert score(state, SLYTHERIN) == 10
+    assert first(events, "ball_won")["compared"] == compared(None, ("chaser", 4))  # the Keeper counted for nothing
 
 
 def test_leg_locker_before_the_opponent_has_played_waits_for_their_card():
@@ -152,7 +187,7 @@ def test_alohomora_cancels_a_spell_played_against_you():
     state, events = close_window(state)
     assert {"type": "special_cancelled", "seat": SLYTHERIN, "card": "s-leg-locker", "by": "g-alohomora"} in events
     assert "card_weakened" not in types(events)
-    assert {"type": "ball_stays", "ball": Q} in events  # 8 against 8: a tie
+    assert first(events, "ball_stays")["compared"] == compared(("chaser", 8), ("chaser", 8))  # a tie
     assert "s-leg-locker" in discard(state, SLYTHERIN) and "g-alohomora" in discard(state, GRYFFINDOR)
 
 
@@ -194,17 +229,20 @@ def test_alohomora_cannot_cancel_a_foul_or_a_take_back():
 
 def test_wingardium_leviosa_stops_the_opponent_playing_on_a_ball():
     """Wingardium Leviosa: "This spell card prevents your opponent from playing on a ball. You decide which
-    ball, if more than one is in play." The jinx's rule for the locked-out side is applied (house rule): "if
-    you play the proper Player Card on the ball, you automatically win that ball." """
-    state = quaffle_round(["g-chaser-10a", "g-leg-locker"], ["s-chaser-4a", "s-wingardium-leviosa"],
-                          balls=["p-bludger-1"])
+    ball, if more than one is in play." Cast by the pitcher, it keeps the opponent from answering the
+    pitcher's card ("If the pitcher plays on a ball, the opposing player must also play on the ball"); the
+    side left empty counts as a sacrifice (house rule), so "Your opponent wins the Quaffle, provided they
+    played a Player Card"."""
+    state, _ = close_window(quaffle_round(["g-chaser-10a", "g-leg-locker"], ["s-chaser-4a", "s-wingardium-leviosa"],
+                                          balls=["p-bludger-1"]))
     state, _ = act(state, SLYTHERIN, "pitch")
     actions = specials_of(state, SLYTHERIN)
     assert {a["ball"] for a in actions if a["card"] == "s-wingardium-leviosa"} == {"p-bludger-1", Q}
     state, _ = special(state, SLYTHERIN, "s-wingardium-leviosa", ball=Q)
     state, events = close_window(state)
     assert {"type": "ball_locked", "seat": GRYFFINDOR, "ball": Q, "by": "s-wingardium-leviosa"} in events
-    assert ball(state, Q)["sides"][GRYFFINDOR]["locked"] is True
+    side = ball(state, Q)["sides"][GRYFFINDOR]
+    assert side["locked"] is True and side["locked_by"] == "wingardium_leviosa"
     state, _ = act(state, SLYTHERIN, "play_card", card="s-chaser-4a", ball=Q)
     # Gryffindor may name neither the Quaffle with a card nor with a spell
     assert all(a.get("ball") != Q for a in specials_of(state, GRYFFINDOR))
@@ -217,8 +255,15 @@ def test_wingardium_leviosa_stops_the_opponent_playing_on_a_ball():
 
 def test_wingardium_leviosa_on_a_card_already_played_returns_it_to_hand():
     """Wingardium Leviosa: "If your opponent has already played a Player Card on the ball, they must return the
-    Player Card to their hand." The card goes back unseen: Gryffindor never learns which it was."""
-    state, _ = close_window(quaffle_round(["g-chaser-4a", "g-wingardium-leviosa"], ["s-chaser-10a", "s-keeper-6"]))
+    Player Card to their hand." The card goes back unseen: Gryffindor never learns which it was. Cast by the
+    follower on the pitcher's card, it leaves nothing to answer -- "if the pitcher plays on a ball, the
+    opposing player must also play on the ball" -- so the follower may not play there either; the lone-card
+    win belongs to the jinx "Opponent can't play on a ball" ("if you play the proper Player Card on the ball,
+    you automatically win that ball"), not to this spell."""
+    state, _ = close_window(quaffle_round(["g-chaser-4a", "g-beater-1a", "g-wingardium-leviosa"],
+                                          ["s-chaser-10a", "s-beater-3a", "s-keeper-6"], balls=["p-bludger-1"]))
+    state, _ = act(state, SLYTHERIN, "pitch")
+    state, _ = close_window(state)
     state, _ = act(state, SLYTHERIN, "play_card", card="s-chaser-10a", ball=Q)
     state, _ = special(state, GRYFFINDOR, "g-wingardium-leviosa", ball=Q)
     state, events = close_window(state)
@@ -227,16 +272,58 @@ def test_wingardium_leviosa_on_a_card_already_played_returns_it_to_hand():
     assert "s-chaser-10a" not in str(events_for(events, GRYFFINDOR))
     assert "s-chaser-10a" in str(events_for(events, SLYTHERIN))
     side = ball(state, Q)["sides"][SLYTHERIN]
-    assert side == {"seat": SLYTHERIN, "occupied": False, "card": None, "locked": True, "modifiers": []}
-    # Slytherin, locked out of the Quaffle, no longer must play on it; its lead ends by itself
-    assert state["stage"] == "follow" and GAME.to_act(state) == {GRYFFINDOR}
-    # Gryffindor need not play on it ...
-    assert {"type": "done"} in GAME.legal_actions(state, GRYFFINDOR)
-    # ... but a Chaser laid there wins it: the Keeper 6 Slytherin holds cannot come back to block
+    assert side == {"seat": SLYTHERIN, "occupied": False, "card": None, "locked": True,
+                    "locked_by": "wingardium_leviosa", "modifiers": []}
+    # Slytherin, locked out of the Quaffle, no longer must play on it; it plays on the Bludger
+    assert {"type": "done"} in GAME.legal_actions(state, SLYTHERIN)
+    with pytest.raises(IllegalAction, match="Wingardium Leviosa keeps you off that ball"):
+        act(state, SLYTHERIN, "play_card", card="s-chaser-10a", ball=Q)
+    state, _ = act(state, SLYTHERIN, "play_card", card="s-beater-3a", ball="p-bludger-1")
+    state, _ = close_window(state)
+    assert state["stage"] == "follow"  # nothing left Slytherin may play on: its lead ended by itself
+    # Gryffindor answers the Bludger, and only the Bludger: no card of Slytherin's lies on the Quaffle
+    legal = GAME.legal_actions(state, GRYFFINDOR)
+    assert {a["ball"] for a in legal if a["type"] == "play_card"} == {"p-bludger-1"}
+    with pytest.raises(IllegalAction, match="only on the balls the pitcher has a card on"):
+        act(state, GRYFFINDOR, "play_card", card="g-chaser-4a", ball=Q)
+    state, _ = act(state, GRYFFINDOR, "play_card", card="g-beater-1a", ball="p-bludger-1")
+    state, _ = close_window(state)
+    state, events = close_window(state)
+    assert "round_ended" in types(events)
+    assert ball(state, Q) is not None and score(state, GRYFFINDOR) == score(state, SLYTHERIN) == 0
+
+
+def test_wingardium_leviosa_cast_before_the_pitcher_plays_wins_the_follower_nothing():
+    """Wingardium Leviosa only "prevents your opponent from playing on a ball"; "If the pitcher plays on a ball,
+    the opposing player must also play on the ball" -- and only then. Cast by the follower on a freshly
+    pitched Golden Snitch, it keeps the pitcher off it, and the follower's Seeker may not be laid there alone:
+    the Snitch stays in play, the game goes on."""
+    state = start([["g-seeker-11", "g-wingardium-leviosa", "g-chaser-4a"], ["s-chaser-10a", "s-keeper-6"]],
+                  pitch_top=["p-snitch"])
+    state, _ = special(state, GRYFFINDOR, "g-wingardium-leviosa", ball="p-snitch")
+    state, events = close_window(state)
+    assert {"type": "ball_locked", "seat": SLYTHERIN, "ball": "p-snitch", "by": "g-wingardium-leviosa"} in events
+    # Slytherin has nothing it may play on, Gryffindor nothing to answer: the round ends by itself
+    assert "round_ended" in types(events)
+    assert GAME.result(state) is None and ball(state, "p-snitch") is not None
+    assert "g-seeker-11" in hand(state, GRYFFINDOR)
+
+
+def test_wingardium_leviosa_after_both_played_leaves_the_casters_card_alone():
+    """Wingardium Leviosa: "If your opponent has already played a Player Card on the ball, they must return the
+    Player Card to their hand." Cast once both cards are down, the caster's card stays and faces an empty side,
+    which counts as a sacrifice (house rule): "Your opponent wins the Quaffle, provided they played a Player
+    Card"."""
+    state, _ = close_window(quaffle_round(["g-chaser-4a", "g-wingardium-leviosa"], ["s-chaser-10a", "s-keeper-6"]))
+    state, _ = act(state, SLYTHERIN, "play_card", card="s-chaser-10a", ball=Q)
+    state, _ = close_window(state)
     state, _ = act(state, GRYFFINDOR, "play_card", card="g-chaser-4a", ball=Q)
+    state, _ = special(state, GRYFFINDOR, "g-wingardium-leviosa", ball=Q)
     state, _ = close_window(state)
-    state, _ = close_window(state)
+    assert "s-chaser-10a" in hand(state, SLYTHERIN)
+    state, events = close_window(state)
     assert score(state, GRYFFINDOR) == 10
+    assert first(events, "ball_won")["compared"] == compared(("chaser", 4), None)
 
 
 def test_wingardium_leviosa_after_the_reveal_takes_the_card_off_the_ball():
@@ -289,6 +376,18 @@ def test_jinx_reduces_a_keeper_by_two():
     assert score(state, SLYTHERIN) == 10
 
 
+def test_a_keeper_blocks_a_seeker_brought_below_it():
+    """PLAYING FOR A QUAFFLE: "If you played a Keeper with an equal or higher value than your opponent's Player
+    Card ..., you blocked the goal and saved the Quaffle, but you didn't win it." The Reduce jinx ("reduces
+    the value of your opponent's Beater, Chaser, Seeker or Keeper by two points") brings a Seeker 11, which
+    would win on value, down to 9, under a Keeper 10."""
+    state = revealed(["g-keeper-10", "g-jinx-reduce"], ["s-seeker-11", "s-referee-a"], "s-seeker-11", "g-keeper-10")
+    state, _ = special(state, GRYFFINDOR, "g-jinx-reduce", ball=Q)
+    state, events = close_window(state)
+    assert first(events, "ball_stays")["compared"] == compared(("keeper", 10), ("seeker", 9))
+    assert score(state, GRYFFINDOR) == score(state, SLYTHERIN) == 0
+
+
 def test_reduced_values_stop_at_zero():
     """House rule (docs/rules/quidditch.md): values never go below 0 -- a Beater 1 reduced by 2 ties a Beater 2
     reduced by 2 (both 0), so the Bludger stays."""
@@ -299,7 +398,7 @@ def test_reduced_values_stop_at_zero():
     state, _ = special(state, SLYTHERIN, "s-jinx-reduce", ball="p-bludger-1")
     state, _ = special(state, GRYFFINDOR, "g-jinx-reduce", ball="p-bludger-1")
     state, events = close_window(state)
-    assert {"type": "ball_stays", "ball": "p-bludger-1"} in events
+    assert first(events, "ball_stays")["compared"] == compared(("beater", 0), ("beater", 0))
 
 
 def test_jinx_takes_one_random_card():
@@ -329,7 +428,7 @@ def test_jinx_discards_a_played_card_and_locks_the_ball():
     removed = next(e for e in events if e["type"] == "card_removed")
     assert removed["seat"] == SLYTHERIN and removed["card"]["id"] == "s-chaser-10a"
     assert "s-chaser-10a" in discard(state, SLYTHERIN)
-    assert ball(state, Q)["sides"][SLYTHERIN]["locked"] is True
+    assert ball(state, Q)["sides"][SLYTHERIN]["locked_by"] == "jinx_block"
     assert state["stage"] == "follow"
     assert {"type": "done"} in GAME.legal_actions(state, GRYFFINDOR)  # "You do not have to play on the ball"
     state, _ = act(state, GRYFFINDOR, "play_card", card="g-chaser-4a", ball=Q)
@@ -450,7 +549,7 @@ def test_referee_cancels_a_remove_keeper_foul():
     state, _ = special(state, GRYFFINDOR, "g-referee-b", target="s-foul-remove-keeper")
     state, events = close_window(state)
     assert "card_removed" not in types(events)
-    assert {"type": "ball_stays", "ball": Q} in events
+    assert first(events, "ball_stays")["compared"] == compared(("keeper", 10), ("beater", 1))
 
 
 def test_referee_needs_an_opponents_foul():
