@@ -18,6 +18,13 @@
     Re-apply a finished match's log to its seed (workers/replay.py).
 
 Each returns a short JSON-able outcome, kept by RQ as the job's result.
+
+A job that finds the store unavailable (Redis restarting, a cluster replica
+being promoted) tries again on a fresh connection after a short backoff
+(:data:`STORE_RETRY_DELAYS`, about 8 s in all) rather than failing and waiting
+for the watchdog: every job is idempotent (a bot's choice is a function of the
+match, version and seat; its submission carries an idempotency key), so a
+retry of a move that did land is answered as a duplicate.
 """
 
 from __future__ import annotations
@@ -25,11 +32,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from typing import Any
 
 from service.metrics import time_bot_move
 from service.store import MatchNotFound, VersionConflict
 from service.store.archive import log_update
+from service.store.connect import STORE_UNAVAILABLE
 
 from service.engine import BOARD_SEAT
 
@@ -39,6 +48,24 @@ from .replay import build_replay as replay_of
 from .runtime import runtime
 
 log = logging.getLogger("grimoire.workers")
+
+
+#: Seconds between attempts of a job that found the store unavailable: long enough for a failover.
+STORE_RETRY_DELAYS = (0.25, 0.5, 1.0, 2.0, 4.0)
+
+
+def _retrying(job, *args) -> dict[str, Any]:
+    """Run the coroutine function ``job(*args)``, again on a fresh connection while the store is unavailable."""
+    for delay in (*STORE_RETRY_DELAYS, None):
+        try:
+            return asyncio.run(job(*args))
+        except STORE_UNAVAILABLE as error:
+            if delay is None:
+                raise
+            log.warning("store unavailable in %s (%s); trying again in %.2fs", job.__name__.lstrip("_"),
+                        type(error).__name__, delay)
+            time.sleep(delay)
+    raise AssertionError("unreachable")
 
 
 def _rng(match_id: str, version: int, seat: int, salt: str) -> random.Random:
@@ -57,7 +84,7 @@ def _salt(match, seat: int) -> str:
 
 
 def play_bot(match_id: str, version: int, seat: int) -> dict[str, Any]:
-    return asyncio.run(_play_bot(match_id, version, seat))
+    return _retrying(_play_bot, match_id, version, seat)
 
 
 async def _play_bot(match_id: str, version: int, seat: int) -> dict[str, Any]:
@@ -105,7 +132,7 @@ def default_action(legal: list[dict], bot_input: bots.BotInput | None, rng: rand
 
 
 def turn_timeout(match_id: str, version: int, seat: int) -> dict[str, Any]:
-    return asyncio.run(_turn_timeout(match_id, version, seat))
+    return _retrying(_turn_timeout, match_id, version, seat)
 
 
 async def _turn_timeout(match_id: str, version: int, seat: int) -> dict[str, Any]:
@@ -133,7 +160,7 @@ async def _turn_timeout(match_id: str, version: int, seat: int) -> dict[str, Any
 
 
 def build_replay(match_id: str, seat: int | None) -> dict[str, Any]:
-    return asyncio.run(_build_replay(match_id, seat))
+    return _retrying(_build_replay, match_id, seat)
 
 
 async def _build_replay(match_id: str, seat: int | None) -> dict[str, Any]:

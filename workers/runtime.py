@@ -52,7 +52,8 @@ class Runtime:
     @contextlib.asynccontextmanager
     async def store(self, dispatcher: Dispatcher | None = None) -> AsyncIterator[MatchStore]:
         """A match store on a fresh connection, with the dispatcher as its listener, so that a
-        move a job plays enqueues the next bot move."""
+        move a job plays enqueues the next bot move. Both connections are closed on the way out,
+        whichever way that is (a job that met an unavailable store leaves no client open)."""
         store = open_store(self.settings, self.games)  # the same configuration as the service's
         client = store.redis
         if dispatcher is not None:
@@ -60,7 +61,11 @@ class Runtime:
         try:
             yield store
         finally:
-            await client.aclose()
+            try:
+                await client.aclose()
+            finally:
+                if dispatcher is not None:
+                    dispatcher.connection.close()
 
 
 _runtime: Runtime | None = None
