@@ -125,7 +125,7 @@ async def match_updates(context: dict, match_id: str, after: int) -> AsyncIterat
     settings = context["request"].app.state.settings
     try:
         token = match_token(context, match_id)
-        match, seat = await guarded(store.read_as(match_id, token), live.timeout)
+        match, seat = await guarded(lambda: store.read_as(match_id, token), live.timeout)
         lease = await limit.acquire(store, [token] if token else [], keepalive=settings.stream_keepalive)
     except StoreUnavailable as error:
         yield "end", ended(error.code, error.message), ""
@@ -166,7 +166,7 @@ async def turn_notices(context: dict) -> AsyncIterator[tuple[str, Any]]:
             match_id = token_match(token)
             if match_id is None:
                 raise InvalidToken("A listed token is not a seat token.")
-            seats.append((match_id, (await guarded(store.read_as(match_id, token), live.timeout))[1]))
+            seats.append((match_id, (await guarded(lambda: store.read_as(match_id, token), live.timeout))[1]))
             checks[seats[-1]] = seat_check(store, match_id, token)
         lease = await limit.acquire(store, tokens, keepalive=settings.stream_keepalive)
     except StoreUnavailable as error:

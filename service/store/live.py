@@ -52,6 +52,7 @@ log = logging.getLogger("grimoire.live")
 #: How long the reader waits for a message before it looks at new subscriptions again.
 _POLL = 0.05
 _PING = "grimoire-live"
+_RETRY = 0.1
 
 
 class StoreUnavailable(StoreError):
@@ -63,16 +64,23 @@ class StoreUnavailable(StoreError):
 STORE_DOWN_MESSAGE = "The match store is unavailable; reconnect shortly and resume with `after`."
 
 
-async def guarded(awaitable: Awaitable, timeout: float):
-    """``awaitable``'s result; any sign of an unreachable store becomes :class:`StoreUnavailable`.
+async def guarded(call: Callable[[], Awaitable], timeout: float):
+    """``call()``'s result, tried again until ``timeout`` has passed; then :class:`StoreUnavailable`.
 
-    The Redis error itself is not passed on: its text names hosts and ports.
+    Tried again because after a Redis restart each pooled connection fails once
+    before it reconnects: a blip shorter than ``timeout`` ends no stream. The
+    Redis error itself is not passed on: its text names hosts and ports.
     """
-    try:
-        return await asyncio.wait_for(awaitable, timeout)
-    except (*STORE_UNAVAILABLE, asyncio.TimeoutError, OSError) as error:
-        log.warning("live updates: the store did not answer (%s)", type(error).__name__)
-        raise StoreUnavailable(STORE_DOWN_MESSAGE) from None
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        try:
+            return await asyncio.wait_for(call(), max(deadline - loop.time(), 0.01))
+        except (*STORE_UNAVAILABLE, asyncio.TimeoutError, OSError) as error:
+            if loop.time() + _RETRY >= deadline:
+                log.warning("live updates: the store did not answer (%s)", type(error).__name__)
+                raise StoreUnavailable(STORE_DOWN_MESSAGE) from None
+        await asyncio.sleep(_RETRY)
 
 
 def _client_timeout(store: MatchStore, default: float = 5.0) -> float:
@@ -239,7 +247,7 @@ class LiveUpdates:
         shuts down (``self.closing`` is set). Raises MatchNotFound first if the
         match does not exist, and StoreUnavailable whenever Redis does not answer.
         """
-        if not await guarded(self.store.redis.exists(self.store.key(match_id)), self.timeout):
+        if not await guarded(lambda: self.store.redis.exists(self.store.key(match_id)), self.timeout):
             raise MatchNotFound(f"There is no match {match_id!r} (it may have expired).")
         follower = _Follower()
         channel = self._join(match_id, follower)
@@ -248,7 +256,7 @@ class LiveUpdates:
             while not self.closing.is_set():
                 follower.wake.clear()
                 subscribed = channel.ready.is_set()
-                updates = await guarded(self._after(channel, last), self.timeout)
+                updates = await guarded(lambda: self._after(channel, last), self.timeout)
                 for update in updates:
                     last = update.version
                     yield update
@@ -256,7 +264,7 @@ class LiveUpdates:
                         return
                 if updates:
                     continue
-                if await guarded(self._finished_at(match_id, last), self.timeout):
+                if await guarded(lambda: self._finished_at(match_id, last), self.timeout):
                     return
                 if not subscribed:
                     # read again once subscribed: an action committed before that sent no wake-up here
@@ -265,7 +273,7 @@ class LiveUpdates:
                 if follower.seats_changed:
                     follower.seats_changed = False
                     if seat_check is not None:
-                        await guarded(seat_check(), self.timeout)
+                        await guarded(seat_check, self.timeout)
                     yield None  # a seat was taken: no log entry, but the match changed
                     continue
                 try:
@@ -367,11 +375,8 @@ class Lease:
         self.renewed = time.monotonic()
         expires = int((time.time() + self.ttl) * 1000)
         with contextlib.suppress(StoreUnavailable):  # the stream itself will notice the outage
-            async with self.store.redis.pipeline(transaction=False) as pipe:
-                for key in self.keys:
-                    pipe.zadd(key, {self.id: expires})
-                    pipe.pexpireat(key, expires)
-                await guarded(pipe.execute(), 2.0)
+            await self._each(self.keys, lambda pipe, key: (pipe.zadd(key, {self.id: expires}),
+                                                            pipe.pexpireat(key, expires)))
 
     async def release(self) -> None:
         """Give the slots back; idempotent. If Redis does not answer, they expire within ``ttl``."""
@@ -381,10 +386,16 @@ class Lease:
         if not keys:
             return
         with contextlib.suppress(StoreUnavailable):
+            await self._each(keys, lambda pipe, key: pipe.zrem(key, self.id))
+
+    async def _each(self, keys: list[str], command: Callable) -> None:
+        async def run():
             async with self.store.redis.pipeline(transaction=False) as pipe:
                 for key in keys:
-                    pipe.zrem(key, self.id)
-                await guarded(pipe.execute(), 2.0)
+                    command(pipe, key)
+                await pipe.execute()
+
+        await guarded(run, 2.0)
 
 
 class StreamLimit:
@@ -415,8 +426,8 @@ class StreamLimit:
         try:
             for key in dict.fromkeys(self.key(store, t) for t in tokens):  # a token listed twice counts once
                 now = time.time()
-                taken = await guarded(store.redis.eval(LEASE_SCRIPT, 1, key, int(now * 1000),
-                                                       int((now + ttl) * 1000), self.limit, lease.id), 5.0)
+                taken = await guarded(lambda: store.redis.eval(LEASE_SCRIPT, 1, key, int(now * 1000),
+                                                               int((now + ttl) * 1000), self.limit, lease.id), 5.0)
                 if not taken:
                     raise TooManyStreams(f"A seat token may hold at most {self.limit} open streams.")
                 lease.keys.append(key)
@@ -449,7 +460,7 @@ async def turns(live: LiveUpdates, seats: list[tuple[str, int]], *, idle: float 
                          "to_act": to_act, "your_turn": seat in to_act})
 
     async def read(match_id: str, *fields: str) -> list:
-        return await guarded(store.redis.hmget(store.key(match_id), *fields), live.timeout)
+        return await guarded(lambda: store.redis.hmget(store.key(match_id), *fields), live.timeout)
 
     async def watch(match_id: str, seat: int) -> None:
         status, version, to_act = await read(match_id, "status", "version", "to_act")

@@ -34,3 +34,55 @@ def two_services(redis_url, key_prefix):
     for process, _ in started:
         process.terminate()
         process.wait(timeout=10)
+
+
+class ThreadedServer:
+    """A real uvicorn server for ``app`` in a thread of this process, so a test can read the app's
+    counters (``app.state``) while clients stream from it; ``stop()`` is a server shutdown (SIGTERM's path)."""
+
+    def __init__(self, app):
+        import threading
+        import time
+
+        import uvicorn
+
+        self.app = app
+        port = free_port()
+        self.base = f"http://127.0.0.1:{port}"
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                                                   lifespan="on", timeout_graceful_shutdown=5))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 15
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the threaded server did not start")
+            time.sleep(0.02)
+
+    def begin_shutdown(self) -> None:
+        """What SIGTERM does in ``grimoire serve``: streams end with "shutdown", then the server drains."""
+        loop = self.app.state.live._reader.get_loop()
+        loop.call_soon_threadsafe(self.app.state.live.begin_shutdown)
+        self.server.should_exit = True
+
+    def stop(self) -> None:
+        self.begin_shutdown()
+        self.thread.join(timeout=20)
+        assert not self.thread.is_alive(), "the server did not stop"
+
+
+@pytest.fixture
+def own_redis(tmp_path):
+    """A redis-server of this test's own (persisting, so a restart on its port keeps every match)."""
+    from service.store.embedded import EmbeddedRedis
+
+    servers = [EmbeddedRedis(tmp_path / "redis")]
+
+    def restart():
+        servers.append(EmbeddedRedis(tmp_path / "redis", port=servers[0].port))
+        return servers[-1]
+
+    servers[0].restart = restart
+    yield servers[0]
+    for server in servers:
+        server.stop()
