@@ -10,7 +10,10 @@ a state. A game without a heuristic here is played uniformly at random.
   cheapest card; name the trump the bot's hands are strongest in.
 * Quidditch: lay the card that fits the ball (Chaser or Keeper on a Quaffle,
   Beater on a Bludger, Seeker on the Snitch), the higher the better, never a
-  special card face down; play a special card only against an occupied ball.
+  special card face down; on a Quaffle, where the higher card wins whatever
+  its kind, a Beater only when no Chaser or Keeper is left, and a Seeker last
+  of all (it is kept for the Snitch); play a special card only against an
+  occupied ball.
 * The Sorcerer's Stone, per board: move as far as the card goes (Hagrid);
   close rings round other players' areas, not one's own (Sprout); stop on
   face-down keys (Flitwick); leave by the far edge, else take the most
@@ -30,7 +33,7 @@ from typing import Any, Callable
 from service.games.casting_stones.casts import BUNGLE, GOOD_CASTS, PENDING, read_cast, winner_of
 from service.games.spells_and_potions.deck import element_of, is_spell, rank_of, spell_of
 from service.games.spells_and_potions.table import POST_INDEX, team_of
-from service.games.spells_and_potions.tricks import resolve
+from service.games.spells_and_potions.tricks import resolve, rule_options
 
 Action = dict[str, Any]
 View = dict[str, Any]
@@ -64,9 +67,7 @@ def spells_and_potions(view: View, seat: int, action: Action) -> float:
     if kind == "play":
         post = POST_INDEX[action["for"]]
         trick = [[POST_INDEX[laid["post"]], laid["card"]] for laid in view["trick"]] + [[post, action["card"]]]
-        options = view.get("options") or {}
-        outcome = resolve(trick, view["trump"], blast_stacks=options.get("blast_stacks", True),
-                          reverse_keeps_trumps=options.get("reverse_keeps_trumps", False))
+        outcome = resolve(trick, view["trump"], **rule_options(view.get("options") or {}))
         cost = _card_cost(action["card"], view["trump"])
         if team_of(outcome.winner) == team_of(post):
             return 100 + outcome.points * (2 if len(trick) == 4 else 1) - cost
@@ -85,8 +86,12 @@ def spells_and_potions(view: View, seat: int, action: Action) -> float:
 
 # -- Quidditch -----------------------------------------------------------------
 
-#: Which player card wins which ball (docs/rules/quidditch.md, "Resolving a ball").
-_FIT = {"quaffle": {"chaser": 1.0, "keeper": 0.8}, "bludger": {"beater": 1.0}, "snitch": {"seeker": 1.0}}
+#: How well each player card plays for each ball (docs/rules/quidditch.md, "Resolving a ball"). On a Quaffle
+#: the higher card wins whatever its kind: Chasers are the cards for it, a Keeper mostly blocks, a Beater
+#: (1 to 3) out-values little. A Seeker would win most Quaffles but has no fit there: it is one of the two
+#: cards a deck has that can catch the Snitch (150 points and the match), so it is laid there last.
+_FIT = {"quaffle": {"chaser": 1.0, "keeper": 0.8, "beater": 0.3}, "bludger": {"beater": 1.0},
+        "snitch": {"seeker": 1.0}}
 _BALL_WORTH = {"quaffle": 10, "bludger": 5, "snitch": 150}
 
 

@@ -5,6 +5,8 @@ are face up). The cards ``seat`` cannot see -- the duel's pack less its own
 hand, the face-up Companion hands, the finished tricks and the trick on the
 table -- are shuffled and dealt to the hidden hands, each keeping its public
 size. Void suits shown by earlier tricks are not used (a plain, uniform sample).
+The view's ``last_trick`` may come from the previous deal, so its cards are not
+counted out of the pack (this duel's last trick is among ``tricks`` anyway).
 """
 
 from __future__ import annotations
@@ -14,12 +16,7 @@ from typing import Any
 from service.engine import Rng, State
 
 from . import deck
-from .table import POST_INDEX, play_order, team_of
-from .tricks import resolve
-
-
-def _laid(posts: list, lead: int, cards: list[str]) -> list[list]:
-    return [[post, card] for post, card in zip(play_order(posts, lead), cards)]
+from .table import POST_INDEX, team_of
 
 
 def determinise(game, view: dict[str, Any], seat: int, rng: Rng) -> State:
@@ -42,11 +39,13 @@ def determinise(game, view: dict[str, Any], seat: int, rng: Rng) -> State:
             hands[post], pool = deck.sort_cards(pool[:size]), pool[size:]
     lead = POST_INDEX[view["leader"]] if view["leader"] is not None else None
     chooser = view["to_act"][0] if phase in ("arrange", "choose_leader", "choose_trump", "name_leader") else None
-    pending: list[str] = []
-    if phase == "choose_trump" and tricks:
-        last = tricks[-1]
-        outcome = resolve(_laid(posts, last["lead"], last["cards"]), view["trump"], **view["options"])
-        pending = ["name_leader"] if outcome.name_leader else []
+    pending = [owed["choice"] for owed in view["choices_owed"][1:]]
+    shown = view["last_trick"]
+    last = None if shown is None else {
+        "duel": shown["duel"] - 1, "number": shown["number"], "lead": POST_INDEX[shown["leader"]],
+        "posts": list(shown["posts"]), "cards": [c["card"] for c in shown["cards"]],
+        "winner": POST_INDEX[shown["winner"]], "points": shown["points"],
+        "potion_points": shown["potion_points"], "rule": shown["ranking"]}
     history = [{"posts": list(d["posts"]), "points": list(d["team_points"]), "won": list(d["team_tricks"])}
                for d in view["duel_results"]]
     duel = view["duel"] - 1
@@ -60,7 +59,7 @@ def determinise(game, view: dict[str, Any], seat: int, rng: Rng) -> State:
         "rng": rng.next64(), "phase": phase, "duel": duel, "posts": posts,
         "arranger": view["arrangement"]["arranger"], "draws": draws, "chooser": chooser,
         "last_chooser": None, "hands": hands, "trump": view["trump"], "lead": lead, "trick": trick,
-        "tricks": tricks, "pending": pending, "points": list(view["team_points"]), "won": list(view["team_tricks"]),
+        "tricks": tricks, "last": last, "pending": pending, "points": list(view["team_points"]), "won": list(view["team_tricks"]),
         "scores": list(view["scores"]), "history": history,
     }
     if rules["ritual"] and seats == 2:

@@ -8,6 +8,10 @@ Shape of a match
 * Practice variants (``practice-1``, ``practice-2``, ``practice-3``): one duel.
   The cards are dealt at set-up and a wizard drawn by lot leads ("One wizard
   leads with the Element Card of his/her choice.").
+* ``practice-rounds``: the practice game three times, partners rotating as in
+  the Ritual, for the three-wizard advice "It might be good to play three
+  rounds, with each player partnering Companion once". No Arrangement; the lot
+  picks each duel's leader; individual totals decide.
 * ``ritual``: the Ritual tournament of three duels. Set-up runs the
   Arrangement draw ("Each wizard picks an Element Card. The wizard with the
   highest ranking card is the Arranger."); the Arranger then assigns posts
@@ -26,14 +30,16 @@ controller, who is the seat in ``to_act`` when that hand must play, and whose
 
 State (compact, JSON)
 ---------------------
-``variant``, ``seats``, ``opts`` (the two rule options), ``rng`` (the RNG
+``variant``, ``seats``, ``opts`` (the rule options, :data:`.tricks.RULE_OPTIONS`), ``rng`` (the RNG
 state), ``phase`` (arrange | choose_leader | play | choose_trump | name_leader
 | over), ``duel`` (0-based), ``posts`` (seat per post, None = Companion),
 ``arranger``, ``draws`` (Arrangement rounds of ``[seat, card]``), ``chooser``
 (the seat owing a choice), ``last_chooser``, ``hands`` (four sorted lists),
 ``trump``, ``lead`` (post leading the current trick), ``trick`` (cards laid
 so far, in order; :func:`.table.play_order` says from which posts), ``tricks``
-(this duel's finished tricks: lead, cards, winner, points), ``pending``
+(this duel's finished tricks: lead, cards, winner, points), ``last`` (the
+last finished trick of the match, kept across a new deal: duel, lead, cards,
+winner, points, potion points, ranking; None before the first), ``pending``
 (choices still owed after the last trick), ``points`` and ``won`` (per team,
 this duel), ``scores`` (per seat, finished duels) and ``history`` (one summary
 per finished duel).
@@ -51,7 +57,7 @@ from .table import (
     POST_INDEX, POSTS, WEST, arrangement_choices, controller, is_companion, play_order, practice_seating, rotate,
     seating_from_arrangement, team_of, two_wizard_seating,
 )
-from .tricks import blast_bonus, led_element, playable_cards, ranking_spell, resolve
+from .tricks import blast_bonus, led_element, playable_cards, ranking_spell, resolve, rule_options
 
 _VARIANTS = load_data(__package__, "variants.json")
 _RULES = {v["id"]: v for v in _VARIANTS}
@@ -79,7 +85,8 @@ class SpellsAndPotions(Game):
         state: State = {
             "variant": rules["id"],
             "seats": seats,
-            "opts": {"blast_stacks": options["blast_stacks"], "reverse_keeps_trumps": options["reverse_keeps_trumps"]},
+            # blast_stacks is accepted and ignored (it could never change a trick): not kept.
+            "opts": rule_options(options),
             "rng": rng.state,
             "phase": "play",
             "duel": 0,
@@ -93,6 +100,7 @@ class SpellsAndPotions(Game):
             "lead": None,
             "trick": [],
             "tricks": [],
+            "last": None,
             "pending": [],
             "points": [0, 0],
             "won": [0, 0],
@@ -111,10 +119,14 @@ class SpellsAndPotions(Game):
             state["rng"] = rng.state
         else:
             state["posts"] = practice_seating(seats)
-            # "One wizard leads": the rule book does not say which; the lot decides.
-            wizard_posts = [p for p in range(4) if not is_companion(state["posts"], p)]
-            self._start_duel(state, rng, rng.choice(wizard_posts), events=None)
+            self._start_duel(state, rng, self._lot_leader(state, rng), events=None)
         return state
+
+    @staticmethod
+    def _lot_leader(state: State, rng: Rng) -> int:
+        """"One wizard leads": the rule book does not say which; the lot decides,
+        among the wizards (never a Companion)."""
+        return rng.choice([p for p in range(4) if not is_companion(state["posts"], p)])
 
     def _arrangement(self, state: State, rng: Rng) -> None:
         """Ritual Phase 1: "Each wizard picks an Element Card. The wizard with the
@@ -279,12 +291,17 @@ class SpellsAndPotions(Game):
         """Rule #5 and the spells decide the trick; "After each trick, place the
         cards from the trick face-down in a pile in front of the winning wizard.
         The winning wizard leads the next trick." """
-        outcome = resolve(self._laid(state["posts"], state["lead"], state["trick"]), state["trump"], **state["opts"])
+        outcome = resolve(self._laid(state["posts"], state["lead"], state["trick"]), state["trump"],
+                          **rule_options(state["opts"]))
         team = team_of(outcome.winner)
         state["points"][team] += outcome.points
         state["won"][team] += 1
         state["tricks"].append({"lead": state["lead"], "cards": state["trick"], "winner": outcome.winner,
                                 "points": outcome.points})
+        # Kept past the pile and past a new deal, so a view can still show how the last trick went.
+        state["last"] = {"duel": state["duel"], "number": len(state["tricks"]), "lead": state["lead"],
+                         "posts": list(state["posts"]), "cards": list(state["trick"]), "winner": outcome.winner,
+                         "points": outcome.points, "potion_points": outcome.potion_points, "rule": outcome.rule}
         events.append({"type": "trick_won", "number": len(state["tricks"]), "post": POSTS[outcome.winner],
                        "points": outcome.points, "potion_points": outcome.potion_points, "rule": outcome.rule})
         state["trick"] = []
@@ -323,14 +340,20 @@ class SpellsAndPotions(Game):
             events.append({"type": "match_over", "winners": outcome["winners"], "scores": outcome["scores"]})
             return
         state["duel"] += 1
-        if state["seats"] == 2:
+        ritual = _RULES[state["variant"]]["ritual"]
+        if ritual and state["seats"] == 2:
             # "The wizard who loses a duel chooses which wizard leads the next."
             state["phase"], state["chooser"] = "choose_leader", self._duel_loser(state)
-        else:
+            return
+        if state["seats"] > 2:
             # "Switch partners: Wizards of the West, East, and South rotate seats
-            # clockwise." then "The Wizard of the West leads the first trick."
+            # clockwise." Practice rounds rotate the same way, so with three
+            # wizards "each player partner[s] Companion once". Two wizards never
+            # move: each partners their own Companion.
             state["posts"] = rotate(posts)
-            self._start_duel(state, Rng(state["rng"]), WEST, events)
+        rng = Rng(state["rng"])
+        # The Ritual: "The Wizard of the West leads the first trick"; practice: "One wizard leads".
+        self._start_duel(state, rng, WEST if ritual else self._lot_leader(state, rng), events)
 
     def _duel_loser(self, state: State) -> int:
         """The two-wizard duel's loser; after a tied duel the choice passes to the
@@ -347,23 +370,31 @@ class SpellsAndPotions(Game):
     def result(self, state: State) -> dict[str, Any] | None:
         """"The wizard with the highest individual score wins the tournament ...
         In the case of a tie, the winners share in the glory." A practice duel is
-        won by "The team with the most points"; a tied one is shared too."""
+        won by "The team with the most points"; a tied one is shared too. Three
+        practice rounds are decided like the tournament, by individual totals.
+
+        ``cause``: ``all_tricks_played`` ends a one-duel match ("Repeat until all
+        the cards are played"), ``all_duels_played`` a three-duel one ("Repeat
+        these steps until 3 duels have been played")."""
         if state["phase"] != "over":
             return None
+        rules = _RULES[state["variant"]]
         scores = list(state["scores"])
         best = max(scores)
         winners = [seat for seat, score in enumerate(scores) if score == best]
-        if not _RULES[state["variant"]]["ritual"]:
+        match = "Ritual tournament" if rules["ritual"] else "practice rounds"
+        if rules["duels"] == 1:
             ns, ew = state["history"][-1]["points"]
             if ns == ew:
                 reason = f"The duel is tied, {ns} points each."
             else:
                 reason = f"{'North/South' if ns > ew else 'East/West'} win the duel, {max(ns, ew)} to {min(ns, ew)}."
         elif len(winners) == 1:
-            reason = f"Seat {winners[0]} wins the Ritual tournament with {best} points."
+            reason = f"Seat {winners[0]} wins the {match} with {best} points."
         else:
-            reason = f"Seats {', '.join(map(str, winners))} share the Ritual tournament with {best} points."
-        return {"winners": winners, "scores": scores, "reason": reason}
+            reason = f"Seats {', '.join(map(str, winners))} share the {match} with {best} points."
+        cause = "all_tricks_played" if rules["duels"] == 1 else "all_duels_played"
+        return {"winners": winners, "scores": scores, "reason": reason, "cause": cause}
 
     # -- what a seat sees ----------------------------------------------------------
 
@@ -413,7 +444,7 @@ class SpellsAndPotions(Game):
             "trick": [{"post": POSTS[p], "card": c} for p, c in trick],
             "in_force": {
                 "ranking": {"reverse": "lowest", "shield": "shield"}.get(ranking_spell(state["trick"]), "highest"),
-                "blast": blast_bonus(trick, blast_stacks=state["opts"]["blast_stacks"]),
+                "blast": blast_bonus(trick),
                 "potion_points": sum(deck.spell_of(c).potion_points for c in state["trick"] if deck.is_spell(c)),
             },
             "tricks": [{"number": i + 1, "leader": POSTS[t["lead"]], "winner": POSTS[t["winner"]],
@@ -425,9 +456,32 @@ class SpellsAndPotions(Game):
             "scores": list(state["scores"]),
             "duel_results": [{"duel": i + 1, "posts": list(h["posts"]), "team_points": list(h["points"]),
                               "team_tricks": list(h["won"])} for i, h in enumerate(state["history"])],
+            "last_trick": self._last_trick_view(state.get("last")),
+            "choices_owed": self._choices_owed(state),
             "winners": result["winners"] if result else [],
-            "options": dict(state["opts"]),
+            "options": rule_options(state["opts"]),
         }
+
+    def _last_trick_view(self, last: dict | None) -> dict[str, Any] | None:
+        """The last finished trick as laid face up on the table, with the seating
+        of its own duel: the wizards may have moved since."""
+        if last is None:
+            return None
+        laid = self._laid(last["posts"], last["lead"], last["cards"])
+        return {"duel": last["duel"] + 1, "number": last["number"], "posts": list(last["posts"]),
+                "leader": POSTS[last["lead"]], "winner": POSTS[last["winner"]], "points": last["points"],
+                "potion_points": last["potion_points"], "ranking": last["rule"],
+                "cards": [{"post": POSTS[p], "card": c} for p, c in laid]}
+
+    @staticmethod
+    def _choices_owed(state: State) -> list[dict[str, Any]]:
+        """The choices the trick's winner still owes, in the order they will be
+        asked: Larfor's Trump Choice, then Merlin's New Apprentice."""
+        if state["phase"] not in ("choose_trump", "name_leader"):
+            return []
+        winner = POSTS[state["tricks"][-1]["winner"]]
+        return [{"choice": choice, "seat": state["chooser"], "post": winner}
+                for choice in [state["phase"], *state["pending"]]]
 
     def determinise(self, view: dict[str, Any], seat: int, rng: Rng) -> State:
         """A state consistent with ``seat``'s view, hidden hands sampled (see :mod:`.determinise`)."""

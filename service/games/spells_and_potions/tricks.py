@@ -32,6 +32,17 @@ from .table import team_of
 #: "worth 10 points each".
 TRICK_POINTS = 10
 
+#: The match options that change how a trick is decided (keyword arguments of :func:`resolve`).
+RULE_OPTIONS = ("reverse_keeps_trumps", "blast_helps_under_reverse")
+
+
+def rule_options(opts: dict) -> dict[str, bool]:
+    """The :func:`resolve` options out of a match's (or a view's) options.
+
+    Matches stored before an option existed lack it and play by its default
+    (off); the retired ``blast_stacks`` they may carry is dropped."""
+    return {name: bool(opts.get(name, False)) for name in RULE_OPTIONS}
+
 
 def led_element(cards: list[str]) -> str | None:
     """The element that was led: that of the first Element Card laid.
@@ -92,23 +103,24 @@ def ranking_spell(cards: list[str]) -> str | None:
     return rule
 
 
-def blast_bonus(trick: list[list], *, blast_stacks: bool) -> list[float]:
+def blast_bonus(trick: list[list]) -> list[float]:
     """Rank bonus per team from Merlin's Power Blast: "Adds 2 1/2 points to the
     rank of your team's Element Cards" -- the team of the hand that laid it, for
-    this trick only. Two Blasts of one team add 5 unless the ``blast_stacks``
-    option is off (then a team's second Blast adds nothing). Blasts of opposite
-    teams do not contradict: each lifts its own team's cards."""
+    this trick only. Blasts of opposite teams do not contradict: each lifts its
+    own team's cards.
+
+    A hand lays one card a trick, so a team whose two hands both lay a Blast
+    has no Element Card left in the trick: whether two Blasts of one team add up
+    can never matter (the retired ``blast_stacks`` option, docs/rules)."""
     bonus = [0.0, 0.0]
     for post, card in trick:
         if effect_of(card) == "blast":
-            team = team_of(post)
-            if blast_stacks or bonus[team] == 0:
-                bonus[team] += spell_of(card).rank_bonus
+            bonus[team_of(post)] += spell_of(card).rank_bonus
     return bonus
 
 
-def resolve(trick: list[list], trump: str | None, *, blast_stacks: bool = True,
-            reverse_keeps_trumps: bool = False) -> Outcome:
+def resolve(trick: list[list], trump: str | None, *, reverse_keeps_trumps: bool = False,
+            blast_helps_under_reverse: bool = False) -> Outcome:
     """Decide a complete trick (Rule #5 as changed by the spells in it).
 
     * Only Element Cards win ("only an Element Card can win a trick"); a trick
@@ -119,9 +131,13 @@ def resolve(trick: list[list], trump: str | None, *, blast_stacks: bool = True,
       ranking card of the lead suit wins", so by default it too looks at the
       led element only; with the ``reverse_keeps_trumps`` option a fallen trump
       still beats the led element and the lowest trump wins.
-    * Ranks count Power Blast bonuses. Equal ranks (possible only with two
-      Blasts stacked on one team) go to the card laid first: a later card must
-      beat the card holding the trick, not equal it. House rule, docs/rules.
+    * Ranks count Power Blast bonuses. Under a Reverse the literal reading adds
+      the 2 1/2 to the rank all the same, which pushes the card away from
+      winning; with ``blast_helps_under_reverse`` the Blast moves the card
+      2 1/2 towards winning instead (its rank counts 2 1/2 lower).
+    * No two competing cards can be equal: ranks within an element differ, and
+      a Blast shifts a whole team by a half-point step. The first-laid card
+      keeps the trick on a tie all the same, as in any trick-taking game.
     """
     leader = trick[0][0]
     potion_points = sum(spell_of(card).potion_points for _post, card in trick if is_spell(card))
@@ -138,11 +154,13 @@ def resolve(trick: list[list], trump: str | None, *, blast_stacks: bool = True,
             competing = [(post, card) for post, card in elements if element_of(card) == led]
         else:
             competing = trumps
-        bonus = blast_bonus(trick, blast_stacks=blast_stacks)
+        bonus = blast_bonus(trick)
         sign = -1 if rule == "reverse" else 1
+        # The Blast's own direction: with the sign of the ranking (literal) or always towards winning.
+        blast_sign = 1 if blast_helps_under_reverse else sign
         winner, best = None, None
         for post, card in competing:  # in the order laid, so ties stay with the first
-            strength = sign * (rank_of(card) + bonus[team_of(post)])
+            strength = sign * rank_of(card) + blast_sign * bonus[team_of(post)]
             if best is None or strength > best:
                 winner, best = post, strength
 

@@ -71,6 +71,7 @@ def test_practice_duel_scores_partnerships_and_ends():
     assert result["scores"] == [10, 20, 10, 20]
     assert result["winners"] == [1, 3]
     assert "East/West" in result["reason"]
+    assert result["cause"] == "all_tricks_played"  # "Repeat until all the cards are played."
 
 
 def test_a_tied_practice_duel_is_shared():
@@ -305,7 +306,8 @@ def test_the_highest_individual_score_wins_the_tournament():
     and gets High Praise from Merlin"."""
     state, events = play(_final_duel(4, [10, 30, 10, 20]), "earth-1", "earth-2", "earth-3", "earth-4")
     result = GAME.result(state)
-    assert result["scores"] == [20, 30, 20, 20] and result["winners"] == [1]
+    assert result == {"winners": [1], "scores": [20, 30, 20, 20], "cause": "all_duels_played",
+                      "reason": "Seat 1 wins the Ritual tournament with 30 points."}
     assert events[-1] == {"type": "match_over", "winners": [1], "scores": [20, 30, 20, 20]}
     assert GAME.legal_actions(state, 1) == [] and GAME.to_act(state) == set()
 
@@ -421,3 +423,142 @@ def test_two_wizards_each_partners_their_own_companion():
     assert GAME.view(state, None)["scores"] == [0, 20]
     view = GAME.view(state, 0)
     assert [p["controller"] for p in view["table"]] == [0, 1, 0, 1]
+
+
+# -- three practice rounds with the Companion ---------------------------------------------------
+
+def test_three_practice_rounds_each_wizard_partners_the_companion_once():
+    """Three wizards, optional practice rounds: "The Wizard's Companion is the
+    empty seat where the 'fourth player' would sit ... The Wizard sitting across
+    from the empty seat plays both his and the Companion's hand. It might be
+    good to play three rounds, with each player partnering Companion once."
+    Three duels of the practice game, the Companion North throughout, each
+    wizard South (across from it, playing its hand) once; no Arrangement; a
+    wizard drawn by lot leads each duel ("One wizard leads"); individual totals
+    decide, as in the tournament."""
+    from tests.games.contract import random_playout
+    for seed in range(4):
+        playout = random_playout(GAME, "practice-rounds", 3, seed)
+        history = playout.final["history"]
+        assert len(history) == 3
+        assert [h["posts"][0] for h in history] == [None, None, None]
+        assert sorted(h["posts"][2] for h in history) == [0, 1, 2]
+        assert history[1]["posts"] == rotate(history[0]["posts"])
+        assert history[2]["posts"] == rotate(history[1]["posts"])
+        assert {step.action["type"] for step in playout.steps} <= {"play", "choose_trump", "name_leader"}
+        for step in playout.steps:
+            for event in step.events:
+                if event["type"] == "duel_started":
+                    assert event["posts"][["north", "east", "south", "west"].index(event["leader"])] is not None
+        totals = [0, 0, 0]
+        for duel in history:
+            for post, seat in enumerate(duel["posts"]):
+                if seat is not None:
+                    totals[seat] += duel["points"][post % 2]
+        result = GAME.result(playout.final)
+        assert result["scores"] == totals and result["cause"] == "all_duels_played"
+        assert result["winners"] == [s for s in range(3) if totals[s] == max(totals)]
+        assert "practice rounds" in result["reason"]
+
+
+def test_practice_rounds_leader_is_drawn_by_lot_every_duel():
+    """"One wizard leads with the Element Card of his/her choice": the rule book
+    names no wizard, so each practice round's leader is drawn by lot (house
+    rule, docs/rules) -- over seeds, more than one post leads a later duel."""
+    from tests.games.contract import random_playout
+    leaders = set()
+    for seed in range(8):
+        playout = random_playout(GAME, "practice-rounds", 3, seed)
+        leaders |= {e["leader"] for step in playout.steps for e in step.events
+                    if e["type"] == "duel_started" and e["duel"] > 1}
+    assert len(leaders) > 1 and "north" not in leaders
+
+
+def test_practice_rounds_for_four_and_two_wizards():
+    """Offered at every table size: four wizards rotate as in the Ritual ("The
+    Wizard of the North will remain in his/her seat throughout the tournament
+    while the others rotate after each duel"); two never move ("Do not switch
+    seats in a two-player game"), each partnering their own Companion."""
+    from tests.games.contract import random_playout
+    four = random_playout(GAME, "practice-rounds", 4, 3).final["history"]
+    assert [h["posts"] for h in four] == [[0, 1, 2, 3], rotate([0, 1, 2, 3]), rotate(rotate([0, 1, 2, 3]))]
+    two = random_playout(GAME, "practice-rounds", 2, 3).final["history"]
+    assert [h["posts"] for h in two] == [[None, None, 0, 1]] * 3
+
+
+# -- what the view keeps --------------------------------------------------------------------------
+
+def test_the_last_trick_stays_in_the_view_after_it_is_taken():
+    """"After each trick, place the cards from the trick face-down in a pile in
+    front of the winning wizard." The cards were laid face up, so the view keeps
+    the last finished trick -- who laid what, who won, the points -- after it is
+    taken, also when it was a duel's last trick and the next duel is dealt
+    ("Wizards of the West, East, and South rotate seats clockwise")."""
+    state = rig(arranged(4), {"west": ["earth-5", "air-1"], "north": ["reward-1", "air-2"],
+                              "east": ["earth-9", "air-3"], "south": ["earth-2", "air-4"]}, lead="west")
+    assert GAME.view(state, 0)["last_trick"] is None
+    state, _ = play(state, "earth-5", "reward-1", "earth-9", "earth-2")
+    cards = [{"post": "west", "card": "earth-5"}, {"post": "north", "card": "reward-1"},
+             {"post": "east", "card": "earth-9"}, {"post": "south", "card": "earth-2"}]
+    assert GAME.view(state, None)["trick"] == []
+    assert GAME.view(state, None)["last_trick"] == {
+        "duel": 1, "number": 1, "posts": [0, 1, 2, 3], "leader": "west", "winner": "east", "points": 20,
+        "potion_points": 10, "ranking": "highest", "cards": cards}
+    state, _ = play(state, "air-3", "air-4", "air-1", "air-2")  # the duel's last trick; duel 2 is dealt
+    view = GAME.view(state, 2)
+    assert view["duel"] == 2 and view["tricks"] == [] and state["posts"] == rotate([0, 1, 2, 3])
+    assert view["last_trick"] == {
+        "duel": 1, "number": 2, "posts": [0, 1, 2, 3], "leader": "east", "winner": "south", "points": 10,
+        "potion_points": 0, "ranking": "highest",
+        "cards": [{"post": "east", "card": "air-3"}, {"post": "south", "card": "air-4"},
+                  {"post": "west", "card": "air-1"}, {"post": "north", "card": "air-2"}]}
+
+
+def test_the_last_trick_of_the_match_stays_in_the_final_view():
+    """Phase 4 comes "After playing in 3 duels": the final view still shows how
+    the last trick went."""
+    state, _ = play(_final_duel(4, [0, 0, 0, 0]), "earth-1", "earth-2", "earth-3", "earth-4")
+    view = GAME.view(state, None)
+    assert view["phase"] == "over"
+    assert view["last_trick"]["duel"] == 3 and view["last_trick"]["winner"] == "south"
+
+
+def test_the_view_lists_the_choices_still_owed():
+    """"Larfor's Trump Choice (2) The winner of the trick chooses the trump
+    element" and "Merlin's New Apprentice (2) The winner of the trick chooses
+    who should lead the next trick": the view lists both choices the winner
+    owes, in the order asked (trump first, house rule), until each is made."""
+    state = rig(arranged(4), {"west": ["earth-5", "air-1"], "north": ["new-apprentice-1", "air-2"],
+                              "east": ["earth-9", "air-3"], "south": ["trump-choice-2", "air-4"]}, lead="west")
+    assert GAME.view(state, 1)["choices_owed"] == []
+    state, _ = play(state, "earth-5", "new-apprentice-1", "earth-9", "trump-choice-2")
+    for seat in (None, 0, 1):
+        assert GAME.view(state, seat)["choices_owed"] == [{"choice": "choose_trump", "seat": 1, "post": "east"},
+                                                          {"choice": "name_leader", "seat": 1, "post": "east"}]
+    state, _ = do(state, {"type": "choose_trump", "element": "air"})
+    assert GAME.view(state, 0)["choices_owed"] == [{"choice": "name_leader", "seat": 1, "post": "east"}]
+    state, _ = do(state, {"type": "name_leader", "post": "west"})
+    assert GAME.view(state, 0)["choices_owed"] == []
+
+
+def test_a_companions_choice_is_owed_by_its_controller():
+    """Three wizards: "The wizard sitting across from the Companion plays
+    Companion's hand" -- a trick won by the Companion's card owes its choice
+    from South's wizard."""
+    state = rig(arranged(3), {"west": ["earth-5", "air-1"], "north": ["earth-9", "air-2"],
+                              "east": ["new-apprentice-1", "air-3"], "south": ["earth-2", "air-4"]}, lead="west")
+    state, _ = play(state, "earth-5", "earth-9", "new-apprentice-1", "earth-2")
+    assert GAME.view(state, 0)["choices_owed"] == [{"choice": "name_leader", "seat": 1, "post": "north"}]
+
+
+def test_blast_helps_under_reverse_is_the_matchs_own_option():
+    """Option blast_helps_under_reverse, set when the match is made: "Adds 2 1/2
+    points to the rank of your team's Element Cards" moves West's 4 to 1.5
+    under "The lowest ranking card of the lead suit wins", beating North's 3;
+    a match without the option gives the trick to North."""
+    hands = {"west": ["earth-4"], "north": ["earth-3"], "east": ["power-blast-1"], "south": ["reverse-1"]}
+    for helps, winner in ((True, "west"), (False, "north")):
+        state = rig(new("practice-3", 4, blast_helps_under_reverse=helps), hands, lead="west")
+        state, events = play(state, "earth-4", "earth-3", "power-blast-1", "reverse-1")
+        assert [e["post"] for e in events if e["type"] == "trick_won"] == [winner]
+        assert GAME.view(state, None)["options"]["blast_helps_under_reverse"] is helps

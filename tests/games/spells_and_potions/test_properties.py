@@ -8,12 +8,14 @@ from service.games.spells_and_potions import GAME, deck
 from tests.games.contract import PROPERTY_GAMES, random_playout
 
 POST = {"north": 0, "east": 1, "south": 2, "west": 3}
-OPTIONS = [{}, {"blast_stacks": False}, {"reverse_keeps_trumps": True}]
+OPTIONS = [{}, {"blast_helps_under_reverse": True}, {"reverse_keeps_trumps": True}]
 
 
 def variant_for(seed: int) -> str:
-    # Mostly duels of the full game and tournaments; now and then the Element-only practice rounds.
-    return ["ritual", "practice-3", "ritual", "practice-3", "practice-1", "ritual", "practice-2"][seed % 7]
+    # Mostly duels of the full game and tournaments; now and then the Element-only practice rounds and
+    # the three practice rounds.
+    return ["ritual", "practice-3", "ritual", "practice-3", "practice-1", "ritual", "practice-2", "ritual",
+            "practice-rounds", "practice-3", "ritual"][seed % 11]
 
 
 def rule5_winner(cards, trump):
@@ -31,7 +33,7 @@ def check(playout):
     full = variant not in ("practice-1", "practice-2")
     every_card = sorted(deck.deck(full))
     tricks_per_duel = 13 if full else 10
-    duels = 3 if variant == "ritual" else 1
+    duels = 3 if variant in ("ritual", "practice-rounds") else 1
     posts = playout.initial["posts"]
     trump = "fire" if variant != "practice-1" else None
     trick, trick_points, duel_points, tricks_in_duel = [], [], [0, 0], 0
@@ -77,6 +79,10 @@ def check(playout):
                 if all(deck.is_spell(c) for _p, c in trick):
                     assert winner == trick[0][0]
                 duel_points[winner % 2] += event["points"]
+                # the view keeps the trick just taken
+                shown = GAME.view(after, None)["last_trick"]
+                assert [(POST[c["post"]], c["card"]) for c in shown["cards"]] == trick
+                assert (POST[shown["winner"]], shown["points"]) == (winner, event["points"])
                 next_leader = winner
                 tricks_in_duel += 1
                 trick = []
@@ -97,6 +103,8 @@ def check(playout):
     assert len(duel_totals) == duels
     assert result["scores"] == scores
     assert result["winners"] == [s for s in range(playout.seats) if scores[s] == max(scores)]
+    # "Repeat until all the cards are played" / "until 3 duels have been played"
+    assert result["cause"] == ("all_duels_played" if duels == 3 else "all_tricks_played")
     if not full:  # no Potion Points without Spells and Potions Cards
         assert all(sum(d) == 10 * tricks_per_duel for d in duel_totals)
 
@@ -107,7 +115,9 @@ def test_random_matches_keep_the_invariants(seats):
     ("Duel - 13-tricks contest"); each trick worth "10 points each plus or minus
     any Potions Points"; team and individual scores are the sums of the tricks
     won; plain tricks follow Rule #5; spell-only tricks go to the leader; every
-    card laid followed suit or was allowed not to."""
+    card laid followed suit or was allowed not to; the view keeps each trick
+    after it is taken ("place the cards from the trick face-down in a pile");
+    the result's cause says why the match ended."""
     for seed in range(seats - 2, PROPERTY_GAMES, 3):  # PROPERTY_GAMES games in all, a third per seat count
         playout = random_playout(GAME, variant_for(seed), seats, seed, options=OPTIONS[seed % 3])
         check(playout)

@@ -188,28 +188,27 @@ def test_opposing_power_blasts_cancel_out():
     assert resolve(trick("earth-6", "power-blast-1", "power-blast-2", "earth-7"), "fire").winner == SOUTH
 
 
-def test_two_power_blasts_of_one_team_stack_and_a_tie_goes_to_the_first_laid():
-    """Two Blasts add 2 1/2 each: West's 3 + 5 = 8 ties North's 8. Ties go to
-    the card laid first (house rule, docs/rules) -- both orders checked."""
-    laid = [[WEST, "earth-3"], [NORTH, "earth-8"], [EAST, "power-blast-1"], [EAST, "power-blast-2"]]
-    assert resolve(laid, "fire").winner == WEST
-    laid = [[NORTH, "earth-8"], [WEST, "earth-3"], [EAST, "power-blast-1"], [EAST, "power-blast-2"]]
-    assert resolve(laid, "fire").winner == NORTH
-
-
-def test_power_blasts_that_do_not_stack():
-    """Option blast_stacks off: a team's second Blast adds nothing, so West's 3
-    + 2.5 = 5.5 loses to North's 8."""
-    laid = [[WEST, "earth-3"], [NORTH, "earth-8"], [EAST, "power-blast-1"], [EAST, "power-blast-2"]]
-    assert resolve(laid, "fire", blast_stacks=False).winner == NORTH
-
-
-def test_power_blast_under_a_reverse_hurts():
-    """Blast adds to the rank; under Pranxtor's Fiery Reverse the lowest rank
-    wins, so Blasting your own low card can lose the trick (West's 2 + 2.5 =
-    4.5 against North's 3; East, West's partner, Blasts)."""
+def test_power_blast_under_a_reverse_hurts_by_default():
+    """"Merlin's Power Blast (2) Adds 2 1/2 points to the rank of your team's
+    Element Cards" and "Pranxtor's Fiery Reverse (2) The lowest ranking card of
+    the lead suit wins", composed literally (the default): the Blast still adds
+    to the rank, so Blasting your own low card can lose the trick (West's 2 +
+    2.5 = 4.5 against North's 3; East, West's partner, Blasts)."""
     assert resolve(trick("earth-2", "earth-3", "power-blast-1", "reverse-1"), "fire").winner == NORTH
     assert resolve(trick("earth-2", "earth-3", "reward-1", "reverse-1"), "fire").winner == WEST
+
+
+def test_power_blast_under_a_reverse_helps_with_the_option():
+    """Option blast_helps_under_reverse (docs/rules): "Adds 2 1/2 points to the
+    rank" is read as 2 1/2 towards winning, and under "The lowest ranking card
+    of the lead suit wins" that is 2 1/2 lower. West's 4 counts 1.5 and beats
+    North's 3; read literally it counts 6.5 and North's 3 wins. Without the
+    Reverse the option changes nothing."""
+    laid = trick("earth-4", "earth-3", "power-blast-1", "reverse-1")
+    assert resolve(laid, "fire", blast_helps_under_reverse=True).winner == WEST
+    assert resolve(laid, "fire").winner == NORTH
+    plain = trick("earth-6", "earth-8", "power-blast-1", "earth-1")
+    assert resolve(plain, "fire", blast_helps_under_reverse=True).winner == WEST
 
 
 def test_trump_choice_and_new_apprentice_are_reported():
@@ -220,3 +219,4 @@ def test_trump_choice_and_new_apprentice_are_reported():
     assert outcome.choose_trump and outcome.name_leader and outcome.winner == SOUTH
     plain = resolve(trick("earth-2", "earth-4", "earth-5", "earth-3"), "fire")
     assert not plain.choose_trump and not plain.name_leader
+
