@@ -215,3 +215,23 @@ def test_oversized_headers_are_431(client):
     response = client.get("/v1/games", headers={"x-padding": "a" * 70_000})
     assert response.status_code == 431 and response.json()["code"] == "headers_too_large"
     assert client.get("/v1/games", headers={"x-padding": "a" * 8_000}).status_code == 200
+
+
+# -- 14. only graphql-transport-ws is served ---------------------------------------------------------
+
+
+def test_the_legacy_graphql_ws_protocol_is_refused(client):
+    """Item 14: the legacy ``graphql-ws`` subprotocol (CVE-2026-35523: a subscription without
+    ``connection_init``) is not served at all; a client must speak graphql-transport-ws."""
+    with pytest.raises(WebSocketDisconnect) as refused:
+        with client.websocket_connect("/graphql", subprotocols=["graphql-ws"]) as ws:
+            ws.send_text(json.dumps({"type": "start", "id": "1",
+                                     "payload": {"query": "subscription { myTurns { __typename } }"}}))
+            ws.receive_text()
+    assert refused.value.code == 4406
+    with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
+        ws.send_text(json.dumps({"type": "subscribe", "id": "1",  # before connection_init: refused
+                                 "payload": {"query": "subscription { myTurns { __typename } }"}}))
+        with pytest.raises(WebSocketDisconnect) as unauthorised:
+            ws.receive_text()
+    assert unauthorised.value.code == 4401
