@@ -143,10 +143,12 @@ class LiveUpdates:
                 await self._reader
 
     def _wake_all(self, stale: bool = False) -> None:
+        """``stale``: notifications may have been lost, of new versions and of seats taken or left alike."""
         for channel in self._channels.values():
             if stale:
                 channel.stale = True
             for follower in channel.followers:
+                follower.seats_changed |= stale
                 follower.wake.set()
 
     # -- the reader: the only task that touches the pub/sub connection ----------------
@@ -192,6 +194,8 @@ class LiveUpdates:
             for channel in self._channels.values():
                 if channel.name in confirmed and not channel.ready.is_set():
                     channel.stale = True
+                    for follower in channel.followers:  # a seat may have been left before the subscription
+                        follower.seats_changed = True
                     channel.ready.set()
             if not subscribed:
                 self._changed.clear()
@@ -205,13 +209,18 @@ class LiveUpdates:
             if pong_due is None and now >= next_ping:
                 await pubsub.ping(_PING)
                 pong_due = now + self.timeout
-            message = await pubsub.get_message(timeout=_POLL)
+            response = await pubsub.parse_response(block=False, timeout=_POLL)
+            if response is None:
+                continue
+            if response == _PING or (isinstance(response, list) and response[-1:] == [_PING]):
+                # RESP3 answers a subscriber's PING with the bare payload, RESP2 with ["pong", payload]
+                pong_due, next_ping = None, loop.time() + self.ping_interval
+                continue
+            message = await pubsub.handle_message(response)
             if message is None:
                 continue
             kind, name = message["type"], message.get("channel")
-            if kind == "pong":
-                pong_due, next_ping = None, loop.time() + self.ping_interval
-            elif kind == "subscribe":
+            if kind == "subscribe":
                 confirmed.add(name)
             elif kind == "unsubscribe":
                 confirmed.discard(name)

@@ -27,7 +27,7 @@ async def http_stream(base: str, path: str, *, fmt: str = "ndjson", headers: dic
         async with http.stream("GET", path, headers=headers, params=params) as response:
             if response.status_code != 200:
                 body = json.loads(await response.aread())
-                yield {"type": "problem", "status": response.status_code, **body}
+                yield {**body, "type": "problem", "status": response.status_code}
                 return
             if fmt == "ndjson":
                 async for line in response.aiter_lines():
