@@ -82,6 +82,9 @@ class Outcome:
     winners: list[int] = field(default_factory=list)
     #: Why the board's game ended, in a sentence a player understands (shown as the match's result reason).
     reason: str | None = None
+    #: The same for programs: the match result's snake_case ``cause`` (every value is listed in
+    #: docs/rules/sorcerers-stone.md). Set by every board whose own game can end the match.
+    cause: str | None = None
     #: The board is over for everyone (every seat still here is done with it).
     closed: bool = False
 

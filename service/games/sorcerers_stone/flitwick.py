@@ -279,6 +279,7 @@ def _turn_over(board: dict[str, Any], seat: int, square: int, rng: Rng, outcome:
             board["winner"], board["found"] = seat, square
             board["phase"] = "over"
             outcome.winner = seat
+            outcome.cause, outcome.reason = "silver_key", "The first player found the silver winged key."
         else:
             _rehide_silver(board, rng)
             board["advanced"].append(seat)

@@ -88,7 +88,7 @@ seat arriving at set-up in seat order; the board's winner (or its
 State
 -----
 ``variant``, ``mode``, ``seats``, ``options`` (``chess_rules``,
-``quirrell_path``), ``rng``, ``turn`` (the seat whose regular turn is under
+``quirrell_path``, ``sprout_late_arrivals``), ``rng``, ``turn`` (the seat whose regular turn is under
 way, else None), ``due`` (the seat whose regular turn comes next when
 ``turn`` is None), ``players`` (per seat: ``board`` (a board name, or None
 when through every board), ``waiting`` (turns to sit out), ``held`` (waiting
@@ -154,8 +154,10 @@ class SorcerersStone(Game):
         rng = Rng.from_seed(seed)
         variant = _BY_ID[options["variant"]]
         mode = "chain" if variant["board"] is None else "individual"
+        # Stored options from before sprout_late_arrivals existed replay under the reading of that time.
         board_options = {"chess_rules": variant.get("chess_rules", options["chess_rules"]),
-                         "quirrell_path": options["quirrell_path"]}
+                         "quirrell_path": options["quirrell_path"],
+                         "sprout_late_arrivals": options.get("sprout_late_arrivals", sprout.BEFORE_THE_OPTION)}
         names = [board.NAME for board in self.chain] if mode == "chain" else [variant["board"]]
         state: State = {
             "variant": variant["id"],
@@ -243,7 +245,7 @@ class SorcerersStone(Game):
             events.append({"type": "goes_first", "seat": outcome.next_turn, "board": name})
         if state["mode"] == "individual":
             if outcome.won or outcome.closed:
-                self._finish(state, outcome.won, events, reason=outcome.reason)
+                self._finish(state, outcome.won, events, reason=outcome.reason, cause=outcome.cause)
         else:
             self._hand_over(state, name, outcome, rng, events)
         if state["result"] is None:
@@ -272,7 +274,8 @@ class SorcerersStone(Game):
                 self._release(state, events, force=True)
             if self._start_turn(state, start, rng, events):
                 return
-        self._finish(state, [], events, reason="Nobody can play on: the match ends with no winner.")
+        self._finish(state, [], events, reason="Nobody can play on: the match ends with no winner.",
+                     cause="stalled")
 
     def _start_turn(self, state: State, start: int, rng: Rng, events: list[Event]) -> bool:
         """Pass the turn round the table from ``start`` to the first seat that can play."""
@@ -306,7 +309,8 @@ class SorcerersStone(Game):
         """The chained game: seats that completed board ``name`` go to the next one."""
         if name == "mirror" and outcome.won:
             # "If this player reveals the Sorcerer's Stone, he/she wins the game."
-            self._finish(state, outcome.won, events)
+            self._finish(state, outcome.won, events, reason="The Sorcerer's Stone was found in the Mirror of Erised.",
+                         cause="sorcerers_stone")
             return
         moving = list(outcome.finished)
         if outcome.closed:
@@ -325,7 +329,8 @@ class SorcerersStone(Game):
                 state["due"] = first[0]
                 events.append({"type": "goes_first", "seat": first[0], "board": "snape"})
         if following is None and outcome.closed and name == "mirror":
-            self._finish(state, [], events, reason="The Mirror of Erised is over with no winner.")
+            self._finish(state, [], events, reason="The Mirror of Erised is over with no winner.",
+                         cause="mirror_empty")
 
     def _arrive(self, state: State, seat: int, name: str | None, rng: Rng, events: list[Event]) -> None:
         player = state["players"][seat]
@@ -414,9 +419,12 @@ class SorcerersStone(Game):
         state["due"] = candidates[0]
         events.append({"type": "goes_first", "seat": candidates[0], "board": "quirrell"})
 
-    def _finish(self, state: State, winners: list[int], events: list[Event], reason: str | None = None) -> None:
+    def _finish(self, state: State, winners: list[int], events: list[Event], *, reason: str | None,
+                cause: str | None) -> None:
+        """``cause``: the result's code for programs; every value is listed in docs/rules/sorcerers-stone.md."""
         state["result"] = {"winners": winners, "scores": None,
-                           "reason": reason or ("The game is won." if winners else "The game ends with no winner.")}
+                           "reason": reason or ("The game is won." if winners else "The game ends with no winner."),
+                           "cause": cause}
         state["turn"], state["due"] = None, None
         events.append({"type": "game_over", "winners": winners})
 
@@ -440,7 +448,9 @@ class SorcerersStone(Game):
             "boards": {name: self._board(name).view(board, seat) for name, board in state["boards"].items()},
             "winners": None if state["result"] is None else list(state["result"]["winners"]),
             "reason": None if state["result"] is None else state["result"]["reason"],
-            "options": dict(state["options"]),
+            "cause": None if state["result"] is None else state["result"].get("cause"),
+            # A match stored before sprout_late_arrivals existed was played under the reading of that time.
+            "options": {"sprout_late_arrivals": sprout.BEFORE_THE_OPTION, **state["options"]},
         }
 
     def determinise(self, view: dict[str, Any], seat: int, rng: Rng) -> State:
@@ -452,7 +462,8 @@ class SorcerersStone(Game):
                     "facts": {k: v for k, v in p["facts"].items() if v is not None}} for p in view["players"]]
         result = None
         if view["winners"] is not None:
-            result = {"winners": list(view["winners"]), "scores": None, "reason": view["reason"]}
+            result = {"winners": list(view["winners"]), "scores": None, "reason": view["reason"],
+                      "cause": view["cause"]}
         return {
             "variant": view["variant"],
             "mode": "chain" if variant["board"] is None else "individual",

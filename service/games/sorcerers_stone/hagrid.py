@@ -308,7 +308,8 @@ def _through_the_trapdoor(board: dict[str, Any], seat: int, events: list[Event])
     board["finished"].append(seat)
     events.append({"type": "hagrid_trapdoor", "seat": seat, "rank": len(board["finished"])})
     if board["mode"] == "individual":
-        return Outcome(events=events, winner=seat, closed=True)
+        return Outcome(events=events, winner=seat, closed=True, cause="trapdoor",
+                       reason="The first player reached the trapdoor.")
     hand = board["hands"][seat]
     if hand:
         events.append({"type": "hagrid_hand_discarded", "seat": seat, "cards": list(hand)})

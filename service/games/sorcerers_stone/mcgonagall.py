@@ -529,7 +529,9 @@ def _end(board: dict, reason: str, colour: bool | None, seat: int | None, outcom
     for s in playing:
         players[s]["state"] = "done"
     if board["mode"] == "individual":
-        outcome.reason = REASONS["board_won" if seat is None and colour is not None else reason]
+        # The result's cause is the same code as the event's reason, so programs can match the two.
+        outcome.cause = "board_won" if seat is None and colour is not None else reason
+        outcome.reason = REASONS[outcome.cause]
         if seat is not None and colour is not None:
             outcome.winners = winners if reason in ("checkmate", "king_captured") else [seat]
         else:

@@ -133,7 +133,8 @@ def _through_the_door(board: dict[str, Any], seat: int, events: list[Event]) -> 
     rank = len(board["finished"])
     events.append({"type": "quirrell_door", "seat": seat, "rank": rank})
     if board["mode"] == "individual":
-        return Outcome(events=events, winner=seat, closed=True)
+        return Outcome(events=events, winner=seat, closed=True, cause="end_door",
+                       reason="The first player reached the door at the end of the path.")
     return Outcome(events=events, finished=[seat], facts={seat: {"quirrell_rank": rank}},
                    closed=rank == board["seats"])
 

@@ -593,7 +593,8 @@ def _right_claim(board: dict[str, Any], seat: int, shown: list[str], events: lis
     board["turn"] = None
     if board["mode"] == "individual":
         board["winner"] = seat
-        return Outcome(events=events, winner=seat, closed=True)
+        return Outcome(events=events, winner=seat, closed=True, cause="correct_claim",
+                       reason="A correct claim: the lowest S and R Potions Cards that count.")
     return Outcome(events=events, finished=[seat], facts={seat: {"wrong_claim": False}},
                    closed=not _playing(board))
 
@@ -654,20 +655,20 @@ def _wrong_claim(board: dict[str, Any], seat: int, shown: list[str], rng: Rng, e
 def _out(board: dict[str, Any], seat: int, events: list[Event]) -> Outcome:
     """A player who leaves without the potions. In order: "must wait to move on to
     the Mirror of Erised" (fact ``wrong_claim``; the match holds the seat).
-    Individually (house rule) the player is out of the game; when one player is
-    left, the others having all claimed wrongly or dropped out, that player wins
-    ("The game ends when one player collects the lowest-numbered S and
-    lowest-numbered R" cannot happen any more without a rival, and the last
-    wizard still searching is the one who has not failed)."""
+    Individually the player "does not continue to play" and the others play on:
+    "The game ends when one player collects the lowest-numbered S and
+    lowest-numbered R Potions Cards", so only a correct claim wins -- a lone
+    player left keeps playing for it, and being the last one left wins nothing.
+    When nobody is left (everyone claimed wrongly or, the cards run out,
+    dropped out), the game ends with no winner."""
+    playing = _playing(board)
     if board["mode"] == "individual":
-        playing = _playing(board)
-        if len(playing) == 1:
-            board["winner"] = playing[0]
-            board["turn"] = None
-            events.append({"type": "snape_last_player", "seat": playing[0]})
-            return Outcome(events=events, winner=playing[0], closed=True)
-        return Outcome(events=events, closed=not playing)
-    return Outcome(events=events, finished=[seat], facts={seat: {"wrong_claim": True}}, closed=not _playing(board))
+        if playing:
+            return Outcome(events=events)
+        return Outcome(events=events, closed=True, cause="no_correct_claim",
+                       reason="Nobody claimed the lowest S and R correctly (wrong claims, or the cards ran out): "
+                              "no winner.")
+    return Outcome(events=events, finished=[seat], facts={seat: {"wrong_claim": True}}, closed=not playing)
 
 
 def _drop_out(board: dict[str, Any], seat: int, events: list[Event]) -> Outcome:

@@ -28,6 +28,22 @@ are still playing Hagrid's Challenge") enters an area whose ring is already
 complete and is surrounded on arrival (see Fire tokens). Individually every
 seat arrives at set-up and decides in seat order, seat 0 first.
 
+Rule 6 of SURROUNDING PLAYERS: "If more than one area is surrounded before
+players place their playing pieces, the last player to finish Hagrid's
+Challenge picks the Fire token with the number 1 on it. The next to last
+player to finish Hagrid's Challenge picks the Fire token with the number 2 on
+it, and so on." The match option ``sprout_late_arrivals`` says who that is:
+``no_open_area`` (default): a seat that finds no open area -- the case the
+book's condition stands for, where the surrounded areas are empty ones and
+the latecomers can only enter them; ``more_than_one_surrounded`` (the book's
+words taken literally): every seat placing its piece while more than one
+ring is complete, whichever area it takes -- also when those rings surround
+the players already there, who then hand their low Fire tokens to the
+latecomers and move up. Either way such a seat is surrounded on arrival,
+still picks two tokens and plays on its turns ("players still place their
+playing pieces in the center of an area, pick two tokens, and begin play on
+their turn").
+
 A turn
 ------
 :func:`begin_turn` picks the top token of the draw pile ("On each turn, a
@@ -74,7 +90,7 @@ the order they reached the board); ``entering`` (arrived seats still to choose
 an area, the first decides now); ``surrounded`` (see Fire tokens); ``fire``
 (per seat, None until taken); ``turn`` and ``phase`` (the seat whose regular
 turn on this board is under way and whether it must still ``steal`` or
-``place``); ``over``.
+``place``); ``over``; ``late_arrivals`` (the option above).
 """
 
 from __future__ import annotations
@@ -103,6 +119,10 @@ TOKENS: list[str] = [shape for shape in RING for _ in range(DATA["tokens"][shape
 FIRE: list[int] = sorted(DATA["fire"])
 #: "picks two Devil's Snare tokens from the draw pile"
 PICK: int = DATA["pick_on_arrival"]
+#: The values of the match option ``sprout_late_arrivals`` (see the module docstring).
+NO_OPEN_AREA, MORE_THAN_ONE_SURROUNDED = "no_open_area", "more_than_one_surrounded"
+#: A board, or a match's options, from before the option existed was played under this reading (the default).
+BEFORE_THE_OPTION = NO_OPEN_AREA
 
 assert set(DATA["tokens"]) == set(RING) and len(TOKENS) == AREAS * SPACES, "every token has a space"
 
@@ -133,6 +153,7 @@ def new_board(rng: Rng, seats: int, mode: str, options: dict[str, Any]) -> dict[
         "turn": None,
         "phase": None,
         "over": False,
+        "late_arrivals": options.get("sprout_late_arrivals", BEFORE_THE_OPTION),
     }
 
 
@@ -158,6 +179,19 @@ def area_of(board: dict[str, Any], seat: int) -> int | None:
 def complete(area: dict[str, Any]) -> bool:
     """A complete ring of Devil's Snare: every space of the area holds a token."""
     return all(area["filled"])
+
+
+def surrounded_on_arrival(board: dict[str, Any], index: int) -> bool:
+    """Whether a seat placing its piece in area ``index`` now is surrounded at once.
+
+    Its ring is complete; or (option ``more_than_one_surrounded``, rule 6 taken
+    literally) "more than one area is surrounded before players place their
+    playing pieces": more than one ring is complete, whichever area it takes."""
+    if complete(board["areas"][index]):
+        return True
+    if board.get("late_arrivals", BEFORE_THE_OPTION) != MORE_THAN_ONE_SURROUNDED:
+        return False
+    return sum(1 for area in board["areas"] if complete(area)) > 1
 
 
 def entry_areas(board: dict[str, Any]) -> list[int]:
@@ -299,14 +333,16 @@ def _enter(board: dict[str, Any], seat: int, index: int, events: list[Event]) ->
     """"places his/her playing piece in the center of one of the four areas on
     the board and picks two Devil's Snare tokens from the draw pile. Players
     place their Devil's Snare tokens face down on the table in front of them."
-    A seat entering a complete ring is surrounded on arrival and goes to the
+    A seat surrounded on arrival (:func:`surrounded_on_arrival`) goes to the
     front of the Fire token order ("the last player to finish Hagrid's
-    Challenge picks the Fire token with the number 1 on it"). House rule: with
-    fewer than two tokens in the pile, the seat picks what is left."""
+    Challenge picks the Fire token with the number 1 on it. The next to last
+    player ... 2, and so on": seats enter in the order they finished Hagrid's
+    Challenge, so each one in front of the last). House rule: with fewer than
+    two tokens in the pile, the seat picks what is left."""
     board["entering"].remove(seat)
+    surrounded = surrounded_on_arrival(board, index)
     area = board["areas"][index]
     area["player"] = seat
-    surrounded = complete(area)
     events.append({"type": "sprout_entered", "seat": seat, "area": index, "surrounded": surrounded})
     if surrounded:
         board["surrounded"].insert(0, seat)
@@ -386,6 +422,8 @@ def _settle(board: dict[str, Any], outcome: Outcome) -> None:
     outcome.closed = True
     if board["mode"] == "individual":
         outcome.winner = outcome.finished[0]
+        outcome.cause = "largest_fire_token"
+        outcome.reason = "Every player holds a Fire token: the largest wins."
     outcome.events.append({"type": "sprout_over", "fire": list(fire)})
 
 
@@ -415,6 +453,7 @@ def view(board: dict[str, Any], seat: int | None) -> dict[str, Any]:
         "turn": board["turn"],
         "phase": board["phase"],
         "over": board["over"],
+        "late_arrivals": board.get("late_arrivals", BEFORE_THE_OPTION),
     }
 
 
@@ -457,4 +496,5 @@ def determinise(board_view: dict[str, Any], seat: int | None, rng: Rng) -> dict[
         "turn": board_view["turn"],
         "phase": board_view["phase"],
         "over": board_view["over"],
+        "late_arrivals": board_view["late_arrivals"],
     }

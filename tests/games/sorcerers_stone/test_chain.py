@@ -554,7 +554,7 @@ def test_a_round_where_nobody_can_play_ends_the_holds_then_the_match():
     state["boards"]["quirrell"]["blocked"] = [0, 1]
     state, events = do(state, "go", 0)
     assert GAME.result(state) == {"winners": [], "scores": None,
-                                  "reason": "Nobody can play on: the match ends with no winner."}
+                                  "reason": "Nobody can play on: the match ends with no winner.", "cause": "stalled"}
 
 
 # -- the view and determinise --------------------------------------------------------------------------------

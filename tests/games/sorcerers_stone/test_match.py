@@ -10,7 +10,9 @@ by one, on stand-in boards: tests/games/sorcerers_stone/test_chain.py.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -92,7 +94,7 @@ def test_options_and_variants():
     assert GAME.variant_ids() == ["chain", "hagrid", "sprout", "flitwick", "mcgonagall", "mcgonagall-complete",
                                   "quirrell", "snape"]
     assert GAME.check_options("chain", {}, 3) == {"variant": "chain", "chess_rules": "abbreviated",
-                                                  "quirrell_path": 20}
+                                                  "quirrell_path": 20, "sprout_late_arrivals": "no_open_area"}
     state = GAME.setup(GAME.check_options("mcgonagall-complete", {}, 2), 2, 1)
     assert state["options"]["chess_rules"] == "complete"  # the variant fixes the chess rules
 
@@ -165,7 +167,7 @@ def check_chain(playout) -> Counter:
     assert result is not None, "every random chain ends"
     # "If this player reveals the Sorcerer's Stone, he/she wins the game."
     stone = [e["seat"] for s in playout.steps for e in s.events if e["type"] == "mirror_stone_found"]
-    assert result["winners"] == stone and len(stone) == 1
+    assert result["winners"] == stone and len(stone) == 1 and result["cause"] == "sorcerers_stone"
     assert playout.steps[-1].events[-1] == {"type": "game_over", "winners": stone}
 
     facts = [p["facts"] for p in final_facts]
@@ -304,3 +306,55 @@ def test_an_individual_game_is_that_board_alone(variant):
         result = GAME.result(playout.final)
         assert result is not None
         assert len(result["winners"]) <= 1
+        assert result["cause"] in documented_causes(), result
+
+
+# -- result causes -------------------------------------------------------------------------------------
+
+#: The cause a match can end with, per variant, and whether it names a winner.
+CAUSES = {
+    "chain": {"sorcerers_stone": True, "mirror_empty": False},
+    "hagrid": {"trapdoor": True},
+    "sprout": {"largest_fire_token": True},
+    "flitwick": {"silver_key": True},
+    "mcgonagall": {"exited": True, "no_players": False, "cap": False},
+    "mcgonagall-complete": {"checkmate": True, "king_captured": True, "board_won": False, "no_players": False,
+                            "stalemate": False, "insufficient_material": False, "seventy_five_moves": False,
+                            "cap": False},
+    "quirrell": {"end_door": True},
+    "snape": {"correct_claim": True, "no_correct_claim": False},
+}
+#: Any variant: the match's own safety net (never reached in play).
+ANY_VARIANT = {"stalled": False}
+
+
+def documented_causes() -> dict[str, str]:
+    """The "Result causes" table of docs/rules/sorcerers-stone.md: cause -> meaning."""
+    text = (Path(__file__).parents[3] / "docs" / "rules" / "sorcerers-stone.md").read_text()
+    section = text.split("## Result causes", 1)[1].split("\n## ", 1)[0]
+    return dict(re.findall(r"^\| `([a-z_]+)` \| [^|]+ \| ([^|]+) \|$", section, re.M))
+
+
+def test_every_cause_is_documented():
+    """The engine contract: "``cause`` a snake_case code for programs"; the brief: every
+    cause value a game can produce is listed, with its meaning, in its docs/rules file."""
+    expected = set(ANY_VARIANT).union(*CAUSES.values())
+    assert set(documented_causes()) == expected
+
+
+@pytest.mark.parametrize("variant", sorted(CAUSES))
+def test_every_match_ends_with_its_cause(variant):
+    """Each variant played at random ends with one of its own causes; a cause that
+    names a winner has one (a chess team: its players still in the game), the others
+    none. Played alone: "SNAPE'S CHALLENGE ... 2. The game ends when one player
+    collects the lowest-numbered S and lowest-numbered R Potions Cards"."""
+    seen = Counter()
+    for seed in range(2 if variant == "chain" else 8):
+        seats = 2 + seed % 3
+        playout = random_playout(GAME, variant, seats, seed, max_actions=30000)
+        result = GAME.result(playout.final)
+        assert result["cause"] in CAUSES[variant], (seed, result)
+        assert bool(result["winners"]) is CAUSES[variant][result["cause"]], (seed, result)
+        assert GAME.view(playout.final, None)["cause"] == result["cause"]
+        seen[result["cause"]] += 1
+    assert seen

@@ -546,20 +546,67 @@ def test_wrong_rule_4_the_lowest_collect():
     assert board["claims"][-1]["rules"] == [4, 2] and board["hands"][2] == ["2S", "1R", "5S", "5R"]
 
 
-def test_individually_wrong_claimants_are_out_and_the_last_one_left_wins():
-    """INCORRECT "6. ... he/she does not continue to play Snape's Challenge".
-    House rule, individually: a wrong claimant is out; the others play on; when
-    one player is left, everyone else having failed, that player wins."""
-    board = make([["2S", "2R"], ["6R", "7S"], ["8R", "9S"]])
-    start(board, 0)
-    outcome = act(board, 0, {"type": "snape_claim"})
-    assert not outcome.closed and outcome.winner is None and board["status"][0] == "out"
-    assert not snape.can_play(board, 0) and snape.can_play(board, 1)
-    board["hands"][1] = ["3S", "6R"]  # 1S and 1R are still in the draw pile
-    start(board, 1)
-    outcome = act(board, 1, {"type": "snape_claim"})
-    assert outcome.closed and outcome.winner == 2 and snape.view(board, None)["phase"] == "over"
-    assert {"type": "snape_last_player", "seat": 2} in outcome.events
+def settled(seats: int, seed: int = 3) -> dict:
+    """A ``snape`` match whose set-up is done: every seat has placed its piece; seat 0's turn."""
+    state = new(seats, seed=seed)
+    for seat in range(seats):
+        state, _ = GAME.apply(state, seat, {"type": "snape_piece", "position": 0})
+    return state
+
+
+def test_individually_a_wrong_claim_hands_the_win_to_nobody():
+    """Individually: "2. The game ends when one player collects the lowest-numbered
+    S and lowest-numbered R Potions Cards." INCORRECT "6. If Player 1 did not have
+    the lowest-numbered S and lowest-number R cards, then he/she does not continue
+    to play Snape's Challenge". The issue's case: in a 2-player game a hasty wrong
+    claim no longer hands the win to an opponent who has not taken a turn; the
+    lone player left keeps playing until it can claim, and wins only by a correct
+    claim."""
+    state = settled(2)
+    fixed = make([["3S", "2R"], ["9S", "9R"]], deck=["5S", "1R", "1S"])
+    fixed["turn"] = state["boards"]["snape"]["turn"]
+    state["boards"]["snape"] = fixed
+    state, events = GAME.apply(state, 0, {"type": "snape_claim"})  # 1S and 1R are in the draw pile
+    assert fixed_of(state)["status"] == ["out", "playing"]
+    assert GAME.result(state) is None and GAME.to_act(state) == {1} and state["turn"] == 1
+    assert "game_over" not in types(events)
+    for worse in ("9S", "9R"):
+        state, _ = GAME.apply(state, 1, {"type": "snape_draw"})
+        state, _ = GAME.apply(state, 1, {"type": "snape_discard", "name": worse})
+        assert GAME.result(state) is None and state["turn"] == 1  # alone: every regular turn is seat 1's
+    assert sorted(fixed_of(state)["hands"][1]) == ["1R", "1S"]
+    state, events = GAME.apply(state, 1, {"type": "snape_claim"})
+    assert GAME.result(state) == {"winners": [1], "scores": None, "cause": "correct_claim",
+                                  "reason": "A correct claim: the lowest S and R Potions Cards that count."}
+    assert events[-1] == {"type": "game_over", "winners": [1]}
+
+
+def test_individually_nobody_left_ends_the_game_with_no_winner():
+    """Individually "The game ends when one player collects the lowest-numbered S
+    and lowest-numbered R Potions Cards"; INCORRECT "6. ... he/she does not
+    continue to play Snape's Challenge". House rule: when every player has claimed
+    wrongly, or dropped out once the draw pile (with its reshuffles) and the
+    board ran out, the game ends with no winner (cause ``no_correct_claim``)."""
+    wrong = settled(2)
+    fixed = make([["3S", "2R"], ["4S", "4R"]], deck=["1R", "1S"], status=["out", "playing"])
+    fixed["hands"][0], fixed["pieces"][0] = [], None
+    fixed["out"] += ["3S", "2R"]
+    state = clone(wrong)
+    state["boards"]["snape"] = fixed
+    state["turn"], fixed["turn"] = 1, {"seat": 1, "step": "start", "moved": False}
+    state, _ = GAME.apply(state, 1, {"type": "snape_claim"})  # the lone player claims wrongly too
+    assert GAME.result(state) == {
+        "winners": [], "scores": None, "cause": "no_correct_claim",
+        "reason": "Nobody claimed the lowest S and R correctly (wrong claims, or the cards ran out): no winner."}
+    # The cards run out: nothing to draw, nothing face down on the board, no S and R to claim with.
+    fixed = make([[], ["5S", "9S"]], deck=[], up=[True] * 7, reshuffles=0, status=["out", "playing"])
+    state = clone(wrong)
+    state["boards"]["snape"] = fixed
+    state["turn"], fixed["turn"] = 1, {"seat": 1, "step": "start", "moved": False}
+    assert GAME.legal_actions(state, 1) == [{"type": "snape_drop_out"}, {"type": "snape_piece", "position": 1}]
+    state, events = GAME.apply(state, 1, {"type": "snape_drop_out"})
+    assert GAME.result(state)["winners"] == [] and GAME.result(state)["cause"] == "no_correct_claim"
+    assert fixed_of(state)["winner"] is None and snape.view(fixed_of(state), None)["phase"] == "over"
 
 
 # -- the end of the draw pile -----------------------------------------------------------------------------
@@ -603,11 +650,62 @@ def test_nothing_left_to_pick_or_flip_claim_or_drop_out():
     assert outcome.closed and snape.view(board, None)["phase"] == "over"
 
 
+def at_snape(seats: int, seed: int) -> dict:
+    """The games in order from Quirrell's Challenge (``TAIL``), played at random
+    until Snape's Challenge is set up and its first regular turn has begun."""
+    state = TAIL.setup(TAIL.check_options("chain", {}, seats), seats, seed)
+    chooser = Rng(seed)
+    while not (all(p["board"] == "snape" for p in state["players"]) and state["boards"]["snape"]["setup"] == []
+               and state["turn"] is not None and regular(state)):
+        (seat,) = TAIL.to_act(state)
+        state, _ = TAIL.apply(state, seat, chooser.choice(TAIL.legal_actions(state, seat)))
+    return state
+
+
+def test_in_order_nobody_right_everyone_goes_on_to_the_mirror():
+    """The games in order when nobody claims correctly. INCORRECT "6. ... he/she
+    does not continue to play Snape's Challenge, and must wait to move on to the
+    Mirror of Erised"; Mirror "3. Players who play incorrect smallest and/or
+    roundest cards in Snape's Challenge must wait 2 turns after the last player
+    begins flipping over Mirror of Erised cards to begin this game." House rule:
+    with nobody flipping, the holds end once Snape's board is empty; everyone
+    then waits the same 2 turns and the Mirror is played, so the match still
+    ends with the Stone (cause ``sorcerers_stone``)."""
+    state = at_snape(3, seed=2)
+    board = state["boards"]["snape"]
+    fixed = make([["5S", "9S"], ["6R", "7R"], ["2S", "3R"]], mode="chain", deck=[], up=[True] * 7, reshuffles=0,
+                 discard=["1S", "1R"])  # the lowest potions are out of reach on the discard pile
+    fixed.update(ranks=board["ranks"], turn=board["turn"])
+    state["boards"]["snape"] = fixed
+    log = []
+    while any(p["board"] == "snape" for p in state["players"]):
+        seat = state["turn"]
+        actions = TAIL.legal_actions(state, seat)
+        state, events = TAIL.apply(state, seat, {"type": "snape_claim"} if {"type": "snape_claim"} in actions
+                                   else {"type": "snape_drop_out"})
+        log += events
+    assert [c["correct"] for c in fixed_of(state)["claims"]] == [False]
+    assert [p["facts"]["wrong_claim"] for p in state["players"]] == [True] * 3
+    assert [p["board"] for p in state["players"]] == ["mirror"] * 3 and TAIL.result(state) is None
+    assert sorted(e["seat"] for e in log if e["type"] == "wait_begins") == [0, 1, 2]
+    while TAIL.result(state) is None:
+        (seat,) = TAIL.to_act(state)
+        state, events = TAIL.apply(state, seat, TAIL.legal_actions(state, seat)[0])
+        log += events
+    first_flip = types(log).index("mirror_flipped")
+    waited = collections.Counter(e["seat"] for e in log[:first_flip] if e["type"] == "waited")
+    assert waited == {0: 2, 1: 2, 2: 2}
+    result = TAIL.result(state)
+    assert len(result["winners"]) == 1 and result["cause"] == "sorcerers_stone"
+
+
 @pytest.mark.parametrize("seats", [2, 3, 4])
 def test_random_individual_games_always_end(seats):
-    """Every game ends (the cap above) with a winner: the first right claim, which
-    holds the lowest S and R that count, or the last player left when all the
-    others claimed wrongly or dropped out (the house rule above)."""
+    """Every game ends (the drop-out rule above): "The game ends when one player
+    collects the lowest-numbered S and lowest-numbered R Potions Cards" -- the
+    winner is always the one right claim, which holds the lowest S and R that
+    count; with no right claim (everyone claimed wrongly or dropped out), no
+    winner."""
     outcomes = collections.Counter()
     for seed in range(max(2, PROPERTY_GAMES // 2)):
         playout = random_playout(GAME, "snape", seats, seed, max_actions=2000)
@@ -615,15 +713,17 @@ def test_random_individual_games_always_end(seats):
         assert result is not None, (seats, seed)
         board = fixed_of(playout.final)
         assert all_cards(board) == sorted(snape.CARDS)
-        (winner,) = result["winners"]
         right = [c for c in board["claims"] if c["correct"]]
         if right:
+            (winner,) = result["winners"]
             assert right == [board["claims"][-1]] and right[0]["seat"] == winner and right[0]["rules"] == []
+            assert result["cause"] == "correct_claim"
             outcomes["right claim"] += 1
         else:
-            assert [s for s in range(seats) if board["status"][s] == "playing"] == [winner]
-            outcomes["last left"] += 1
-    assert outcomes["last left"] > 0
+            assert result["winners"] == [] and result["cause"] == "no_correct_claim"
+            assert all(status == "out" for status in board["status"]), (seats, seed)
+            outcomes["no winner"] += 1
+    assert outcomes["no winner"] > 0 and outcomes["right claim"] > 0, outcomes
 
 
 @pytest.mark.parametrize("seats", [2, 3, 4])

@@ -448,6 +448,61 @@ def test_two_areas_surrounded_before_the_last_two_players_arrive():
     assert outcome.closed and outcome.finished == [0, 1, 2, 3] and outcome.winner is None
 
 
+def test_rule_6_taken_literally_is_an_option():
+    """SURROUNDING PLAYERS "6. ... If more than one area is surrounded before
+    players place their playing pieces, the last player to finish Hagrid's
+    Challenge picks the Fire token with the number 1 on it. The next to last
+    player to finish Hagrid's Challenge picks the Fire token with the number 2 on
+    it, and so on." Option ``sprout_late_arrivals``: by default (``no_open_area``)
+    a seat that still finds an open area plays for its Fire token; with
+    ``more_than_one_surrounded`` (the words taken literally) every seat placing its
+    piece while more than one ring is complete is surrounded on arrival, the last
+    to finish Hagrid's Challenge in front: here seat 2 takes the 1, seat 1 the 2,
+    and seat 0, the remaining player, the 4."""
+    def latecomers(option):
+        # Seat 0 in area 0; the empty areas 2 and 3 are closed; area 1 is still open.
+        b = board(3, "chain", players={0: 0}, filled={2: all_spaces_but(), 3: all_spaces_but()})
+        if option is not None:
+            b["late_arrivals"] = option
+        sp.arrive(b, 1, Rng(1), {"facts": {}})
+        assert sp.entry_areas(b) == [1]
+        first = sp.play(b, 1, {"type": "sprout_enter", "area": 1}, Rng(1))
+        sp.arrive(b, 2, Rng(1), {"facts": {}})
+        assert sp.entry_areas(b) == [2, 3]  # no open area left: a closed one
+        second = sp.play(b, 2, {"type": "sprout_enter", "area": 2}, Rng(1))
+        return b, first, second
+
+    for option in (None, "no_open_area"):
+        b, first, _ = latecomers(option)
+        assert {"type": "sprout_entered", "seat": 1, "area": 1, "surrounded": False} in first.events
+        assert b["fire"] == [None, None, 1] and b["surrounded"] == [2] and not b["over"]
+    b, first, second = latecomers("more_than_one_surrounded")
+    assert {"type": "sprout_entered", "seat": 1, "area": 1, "surrounded": True} in first.events
+    assert first.facts == {1: {"fire": 1}} and len(b["hands"][1]) == 2  # it still picks two tokens
+    assert b["fire"] == [4, 2, 1] and b["surrounded"] == [2, 1]
+    assert second.facts == {2: {"fire": 1}, 1: {"fire": 2}, 0: {"fire": 4}}
+    assert second.closed and second.finished == [0, 1, 2]
+
+
+def test_the_late_arrivals_option_reaches_sprout_and_every_view():
+    """The match option ``sprout_late_arrivals`` (default ``no_open_area``) is the
+    board's, and shown in the match's options and the board's view; a match stored
+    before the option existed is read with the reading of that time."""
+    state = CHAIN.setup(CHAIN.check_options("chain", {"sprout_late_arrivals": "more_than_one_surrounded"}, 2), 2, 1)
+    assert sprout_of(state)["late_arrivals"] == "more_than_one_surrounded"
+    view = CHAIN.view(state, 0)
+    assert view["options"]["sprout_late_arrivals"] == "more_than_one_surrounded"
+    assert view["boards"]["sprout"]["late_arrivals"] == "more_than_one_surrounded"
+    assert CHAIN.check_options("chain", {}, 2)["sprout_late_arrivals"] == "no_open_area"
+    old = clone(state)
+    del old["options"]["sprout_late_arrivals"], sprout_of(old)["late_arrivals"]
+    assert CHAIN.view(old, 0)["options"]["sprout_late_arrivals"] == "no_open_area"
+    assert sp.view(sprout_of(old), 0)["late_arrivals"] == "no_open_area"
+    options = CHAIN.check_options("chain", {}, 2)
+    del options["sprout_late_arrivals"]
+    assert sprout_of(CHAIN.setup(options, 2, 1))["late_arrivals"] == "no_open_area"
+
+
 def test_two_players_surrounded_before_the_others_arrive():
     """The issue's corner "two players surrounded before others arrive", read
     with "When a player is surrounded, that player picks up the Fire token with
