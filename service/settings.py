@@ -68,6 +68,11 @@ class Settings:
     #: requests in flight; actions between two compactions of a match's log
     #: (0: never) and how many recent entries stay uncompacted.
     redis_cluster: bool = False
+    #: Replicas of a match's master that must have an accepted action before it is acknowledged
+    #: (Redis WAIT; 0: the master's word is enough) and how long to wait for them, in ms: past
+    #: that the caller gets a 503 and its Idempotency-Key tells the action's fate.
+    replica_acks: int = 0
+    replica_wait_ms: int = 500
     lobby_ttl: int = 3600
     log_format: str = "json"
     log_level: str = "INFO"
@@ -116,6 +121,8 @@ class Settings:
             embedded_worker=os.environ.get("GRIMOIRE_EMBEDDED_WORKER", "1").lower() not in ("0", "false", "no", "off"),
             replay_ttl=_int("GRIMOIRE_REPLAY_TTL", cls.replay_ttl),
             redis_cluster=_bool("REDIS_CLUSTER", cls.redis_cluster),
+            replica_acks=_int("GRIMOIRE_REPLICA_ACKS", cls.replica_acks),
+            replica_wait_ms=_int("GRIMOIRE_REPLICA_WAIT_MS", cls.replica_wait_ms),
             lobby_ttl=_int("GRIMOIRE_LOBBY_TTL", cls.lobby_ttl),
             log_format=os.environ.get("GRIMOIRE_LOG_FORMAT", cls.log_format),
             log_level=os.environ.get("GRIMOIRE_LOG_LEVEL", cls.log_level),

@@ -18,6 +18,7 @@ from starlette.routing import Route
 
 from service.engine import Game, RuleError
 from service.store import Match, MatchStore, StoreError, VersionConflict, bearer_token
+from service.store.connect import ReplicaAckTimeout
 from service.store.bots import add_bot as store_add_bot, create_match as store_create_match
 
 from service import wire
@@ -219,6 +220,8 @@ async def submit_action(request: Request) -> Response:
                                                 int(parsed.group(1)), body["action"], key)
     except (RuleError, StoreError) as error:
         return _error(error)
+    except ReplicaAckTimeout as error:  # not the generic outage answer: the client must learn the action's fate
+        return problem("service_unavailable", str(error), headers={"Retry-After": "1"})
     body = {"version": accepted.version, "events": accepted.events_for(accepted.seat),
             "duplicate": accepted.duplicate, "match": match_json(accepted.match, accepted.seat)}
     return _with_etag(body, accepted.match.version)

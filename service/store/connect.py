@@ -12,15 +12,81 @@ The RQ queues cannot live on a cluster: with ``REDIS_CLUSTER=1``,
 
 from __future__ import annotations
 
+from typing import Any
+
 import redis.asyncio as aioredis
-from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import ClusterError, ConnectionError, RedisClusterException, TimeoutError, TryAgainError
+from redis.asyncio.cluster import PipelineCommand, RedisCluster
+from redis.exceptions import (
+    AskError, ClusterError, ConnectionError, MovedError, NoScriptError, RedisClusterException, TimeoutError,
+    TryAgainError,
+)
 
 TIMEOUTS = {"socket_timeout": 5, "socket_connect_timeout": 2}
+
+
+class ReplicaAckTimeout(ConnectionError):
+    """A write the master applied but fewer replicas than ``GRIMOIRE_REPLICA_ACKS`` confirmed in time.
+
+    A ConnectionError so that every path that rides out an outage (the APIs' 503, the jobs'
+    retry) treats it as one: until a replica has it, a failover may still lose it.
+    """
+
+    def __init__(self, wanted: int, got: int | None, timeout_ms: int):
+        self.wanted, self.got, self.timeout_ms = wanted, got, timeout_ms
+        super().__init__(
+            f"The action was applied, but {got if got is not None else 'no'} of the {wanted} replica(s) required "
+            f"confirmed it within {timeout_ms} ms, so a failover could still lose it. Send the same request again "
+            "with the same Idempotency-Key: the answer is its fate (its first outcome if it was kept; applied "
+            "now if it was lost). Without a key, read the match and its history before acting again.")
+
 
 #: What the Redis client raises while the store is unreachable or failing over (a shard
 #: restarting, a replica being promoted): not a bug, answered 503 with Retry-After on every API.
 STORE_UNAVAILABLE = (ConnectionError, TimeoutError, ClusterError, RedisClusterException, TryAgainError)
+
+
+async def then_wait(client, key: str, commands: list[tuple], replicas: int, timeout_ms: int) -> tuple[list, int]:
+    """Run ``commands`` (all on ``key``'s slot), then ``WAIT replicas timeout_ms``, on one connection.
+
+    WAIT only covers the writes of the connection it is sent on, so it cannot go through the
+    pool as a command of its own; and redis-py's cluster client sends WAIT to every master
+    (its pipeline refuses it, and on an error closes the whole client, cutting requests to the
+    other masters), so on a cluster the batch goes straight to the master holding ``key``.
+    Returns the commands' replies (errors included, as values) and how many replicas confirmed
+    (-1 if WAIT itself failed).
+    """
+    batch = [*commands, ("WAIT", replicas, timeout_ms)]
+    if isinstance(client, RedisCluster):
+        node = client.get_node_from_key(key)
+        queued = [PipelineCommand(i, *command) for i, command in enumerate(batch)]
+        await node.execute_pipeline(queued)
+        replies = [command.result for command in queued]
+        if any(isinstance(r, (MovedError, AskError)) for r in replies[:-1]):
+            # nothing ran on a node that no longer serves the slot; the next plain command on it
+            # (every submission reads the match first) follows the redirection and refreshes the map
+            raise TryAgainError("The match's shard moved; try again.")
+    else:
+        async with client.pipeline(transaction=False) as pipe:
+            for command in batch:
+                pipe.execute_command(*command)
+            replies = await pipe.execute(raise_on_error=False)
+    acked = replies[-1]
+    return replies[:-1], acked if isinstance(acked, int) else -1
+
+
+async def script_then_wait(client, script, keys: list[str], args: list, replicas: int,
+                           timeout_ms: int) -> tuple[Any, int]:
+    """A registered Script's reply and the replicas that confirmed its writes (:func:`then_wait`)."""
+    command = ("EVALSHA", script.sha, len(keys), *keys, *args)
+    for _ in range(2):
+        (reply,), acked = await then_wait(client, keys[0], [command], replicas, timeout_ms)
+        if isinstance(reply, NoScriptError):  # it did not run: load it (on every master) and send it again
+            await client.script_load(script.script)
+            continue
+        if isinstance(reply, Exception):
+            raise reply
+        return reply, acked
+    raise NoScriptError("The commit script could not be loaded.")
 
 
 def match_redis(url: str, *, cluster: bool = False, max_connections: int = 64):
@@ -54,4 +120,5 @@ def open_store(settings, games: dict, url: str | None = None, **extra) -> "Match
     return MatchStore(client, games, prefix=settings.key_prefix, finished_ttl=settings.finished_ttl,
                       idle_ttl=settings.idle_ttl, idempotency_ttl=settings.idempotency_ttl,
                       lobby_ttl=settings.lobby_ttl, compact_every=settings.log_compact_every,
-                      keep_recent=settings.log_keep_recent, **extra)
+                      keep_recent=settings.log_keep_recent, replica_acks=settings.replica_acks,
+                      replica_wait_ms=settings.replica_wait_ms, **extra)

@@ -42,6 +42,7 @@ import redis.asyncio as aioredis
 from service.engine import Game, IllegalAction, RuleError, events_for
 
 from . import archive, lobby
+from .connect import ReplicaAckTimeout, script_then_wait, then_wait
 from .tokens import hash_token, new_token
 from .errors import (
     IdempotencyKeyReused, InvalidToken, MatchFull, MatchNotFound, MatchNotStarted, NoSuchSeat, NotYourSeat,
@@ -144,7 +145,7 @@ class MatchStore:
     def __init__(self, client: aioredis.Redis, games: dict[str, Game], *, prefix: str = "g",
                  finished_ttl: int = 7 * 24 * 3600, idle_ttl: int = 30 * 24 * 3600,
                  idempotency_ttl: int = 24 * 3600, lobby_ttl: int = 3600, compact_every: int = 8,
-                 keep_recent: int = 2, on_submit=None):
+                 keep_recent: int = 2, on_submit=None, replica_acks: int = 0, replica_wait_ms: int = 500):
         self.redis = client
         self.games = games
         self.prefix = prefix
@@ -158,6 +159,10 @@ class MatchStore:
         #: ``on_submit(game id | None, code | None)`` after every submission: code None
         #: when accepted (service/metrics.py counts them).
         self.on_submit = on_submit
+        #: An accepted action is acknowledged only once this many replicas of its master have it
+        #: (``WAIT``, up to ``replica_wait_ms``); else ReplicaAckTimeout. 0: on the master's word.
+        self.replica_acks = replica_acks
+        self.replica_wait_ms = replica_wait_ms
         scripts = resources.files(__package__)
         self._commit = client.register_script(scripts.joinpath("commit.lua").read_text())
         self._join = client.register_script(scripts.joinpath("join.lua").read_text())
@@ -358,7 +363,7 @@ class MatchStore:
             fingerprint = hashlib.sha256(_dumps([expected_version, action]).encode()).hexdigest()
             seen = await self.redis.get(idem_key)
             if seen is not None:
-                return await self._replay_outcome(match, seat, json.loads(seen), fingerprint)
+                return await self._replay_outcome(match, seat, json.loads(seen), fingerprint, idem_key)
         if game_id is not None and game_id != match.game.id:
             raise IllegalAction(f"This is a {match.game.title} match, not {game_id}.")
         if match.status == "waiting":
@@ -376,13 +381,17 @@ class MatchStore:
         result = match.game.result(state)
         status = "finished" if result is not None else "active"
         now = _now_ms()
-        reply = await self._commit(
-            keys=[self.key(match_id), self.log_key(match_id), self.archive_key(match_id)]
-            + ([idem_key] if idem_key else []),
-            args=[expected_version, _dumps(state), status, _dumps(sorted(match.game.to_act(state))),
-                  _dumps(result) if result is not None else "", seat, _dumps(action), _dumps(events), now,
-                  self.channel(match_id), self.finished_ttl if result is not None else self.idle_ttl,
-                  fingerprint or "", self.idempotency_ttl, _dumps(auto) if auto else ""])
+        keys = [self.key(match_id), self.log_key(match_id), self.archive_key(match_id)] + ([idem_key] if idem_key else [])
+        args = [expected_version, _dumps(state), status, _dumps(sorted(match.game.to_act(state))),
+                _dumps(result) if result is not None else "", seat, _dumps(action), _dumps(events), now,
+                self.channel(match_id), self.finished_ttl if result is not None else self.idle_ttl,
+                fingerprint or "", self.idempotency_ttl, _dumps(auto) if auto else ""]
+        acked = None
+        if self.replica_acks:
+            reply, acked = await script_then_wait(self.redis, self._commit, keys, args, self.replica_acks,
+                                                  self.replica_wait_ms)
+        else:
+            reply = await self._commit(keys=keys, args=args)
         outcome = reply[0]
         if outcome == "conflict":
             current = int(reply[1])
@@ -391,7 +400,7 @@ class MatchStore:
         if outcome == "missing":
             raise MatchNotFound(f"There is no match {match_id!r} (it may have expired).")
         if outcome == "duplicate":
-            return await self._replay_outcome(match, seat, json.loads(reply[1]), fingerprint)
+            return await self._replay_outcome(match, seat, json.loads(reply[1]), fingerprint, idem_key)
         version = int(reply[1])
         match.state, match.version, match.status, match.result, match.updated = state, version, status, result, now
         match.to_act = sorted(match.game.to_act(state))
@@ -399,16 +408,30 @@ class MatchStore:
             await archive.compact(self, match_id, version, status == "finished")
         except Exception:  # the action stays accepted; a later compaction catches up
             logging.getLogger("grimoire.store").exception("log compaction failed for %s", match_id)
-        await self._notify(match)
+        await self._notify(match)  # before a ReplicaAckTimeout too: the match did move on, bots follow it
+        if acked is not None and acked < self.replica_acks:
+            raise ReplicaAckTimeout(self.replica_acks, max(acked, 0), self.replica_wait_ms)
         return Accepted(match, seat, version, events)
 
-    async def _replay_outcome(self, match: Match, seat: int, record: dict, fingerprint: str) -> Accepted:
-        """The first outcome of an idempotent submission, for a repeat of it."""
+    async def _replay_outcome(self, match: Match, seat: int, record: dict, fingerprint: str,
+                              idem_key: str) -> Accepted:
+        """The first outcome of an idempotent submission, for a repeat of it.
+
+        With replica acks on, a repeated success is answered only once the replicas have it: the
+        first answer may have been a ReplicaAckTimeout, and this one must not acknowledge less.
+        """
         if record["fingerprint"] != fingerprint:
             raise IdempotencyKeyReused("This idempotency key was used for a different request.")
         if "code" in record:
             raise RuleError(record["message"], code=record["code"])
         version = record["version"]
+        if self.replica_acks:
+            # WAIT covers only its own connection's writes: refresh the record (in the same slot)
+            # so that the WAIT after it covers everything the master had before, the action included
+            _, acked = await then_wait(self.redis, idem_key, [("EXPIRE", idem_key, self.idempotency_ttl)],
+                                       self.replica_acks, self.replica_wait_ms)
+            if acked < self.replica_acks:
+                raise ReplicaAckTimeout(self.replica_acks, max(acked, 0), self.replica_wait_ms)
         entries = await archive.entries(self, match.id, version - 1, 1)
         events = json.loads(entries[0][1]["events"]) if entries else []
         return Accepted(await self.get(match.id), seat, version, events, duplicate=True)
