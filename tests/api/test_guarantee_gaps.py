@@ -1,11 +1,14 @@
 """API guarantees whose tests had holes: the seed stays secret on GraphQL until the
-match ends, and a seat token is only ever taken from an ``Authorization: Bearer``
-header."""
+match ends, a seat token is only ever taken from an ``Authorization: Bearer``
+header, and a retry racing its original request gets the original's outcome."""
+
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from tests.api.test_graphql import CREATE, JOIN, READ, SUBMIT, data
 from tests.api.test_rest import assert_problem, auth, new_match
+from tests.store.test_guarantees import hold_commits
 
 SEED = """query($id: ID!) { match(id: $id) { ... on Match { status seed version toAct
   view { ... on HighCardView { hand } } } } }"""
@@ -51,3 +54,22 @@ def test_a_valid_token_under_another_scheme_is_refused(client, scheme):
     read = client.post("/graphql", json={"query": READ, "variables": {"id": match_id}}, headers=other)
     assert read.json()["data"]["match"] == {"__typename": "InvalidToken", "code": "invalid_token"}
     assert client.get(f"/v1/matches/{match_id}").json()["version"] == 0
+
+
+def test_two_concurrent_requests_with_one_idempotency_key_both_get_the_first_outcome(client, monkeypatch):
+    """A client's retry racing its original request (same Idempotency-Key, both read before either
+    commits) is applied once, and both responses carry the first outcome: 200, the same version and
+    events, one marked a duplicate -- the retry is never told of a version conflict."""
+    match_id, (t0, _) = new_match(client)
+    action = client.get(f"/v1/matches/{match_id}/legal-actions", headers=auth(t0)).json()["actions"][0]
+    monkeypatch.setattr(client.app.state.store, "_commit", client.app.state.store._commit)  # put back after
+    hold_commits(client.app.state.store, 2)
+    headers = {**auth(t0), "If-Match": '"0"', "Idempotency-Key": "retry-1"}
+    with ThreadPoolExecutor(2) as pool:
+        responses = list(pool.map(lambda _: client.post(f"/v1/matches/{match_id}/actions", json={"action": action},
+                                                        headers=headers), range(2)))
+    assert [r.status_code for r in responses] == [200, 200], [r.text for r in responses]
+    first, second = (r.json() for r in responses)
+    assert (first["version"], first["events"]) == (second["version"], second["events"])
+    assert first["version"] == 1 and sorted([first["duplicate"], second["duplicate"]]) == [False, True]
+    assert [e["version"] for e in client.get(f"/v1/matches/{match_id}/history").json()["entries"]] == [1]

@@ -28,7 +28,7 @@ def hold_commits(store, count: int) -> None:
     commit = store._commit
 
     async def held(*args, **kwargs):
-        await barrier.wait()
+        await asyncio.wait_for(barrier.wait(), 10)  # a submission that never overlaps fails, never hangs
         return await commit(*args, **kwargs)
 
     store._commit = held
