@@ -117,7 +117,7 @@ def _bonus_queue(state: State, view: dict[str, Any], rules) -> list[dict[str, An
     for action in last["bonus"]:
         if not queue or action["type"] == "replace":
             continue
-        if action["type"] == "pass":
+        if action["type"] == "pass":   # a match stored while a bonus could still be declined
             head = queue[0]
             queue = [q for q in queue if (q["seat"], q["card"]) != (head["seat"], head["card"])]
             continue
