@@ -21,7 +21,7 @@ Each returns a short JSON-able outcome, kept by RQ as the job's result.
 
 A job that finds the store unavailable (Redis restarting, a cluster replica
 being promoted) tries again on a fresh connection after a short backoff
-(:data:`STORE_RETRY_DELAYS`, about 8 s in all) rather than failing and waiting
+(:data:`STORE_RETRY_DELAYS`, about 16 s in all) rather than failing and waiting
 for the watchdog: every job is idempotent (a bot's choice is a function of the
 match, version and seat; its submission carries an idempotency key), so a
 retry of a move that did land is answered as a duplicate.
@@ -50,8 +50,10 @@ from .runtime import runtime
 log = logging.getLogger("grimoire.workers")
 
 
-#: Seconds between attempts of a job that found the store unavailable: long enough for a failover.
-STORE_RETRY_DELAYS = (0.25, 0.5, 1.0, 2.0, 4.0)
+#: Seconds between attempts of a job that found the store unavailable: long enough for a failover
+#: (cluster-node-timeout, the election, and with replica acks the dead node's return as a replica:
+#: 8 s was too short for that in tests/ops/test_failover.py).
+STORE_RETRY_DELAYS = (0.25, 0.5, 1.0, 2.0, 4.0, 4.0, 4.0)
 
 
 def _retrying(job, *args) -> dict[str, Any]:
@@ -98,6 +100,10 @@ async def _play_bot(match_id: str, version: int, seat: int) -> dict[str, Any]:
             return {"outcome": "gone"}
         level = bot_level(match, seat)
         if match.status != "active" or match.version != version or seat not in match.to_act or level is None:
+            if match.version > version and store.replica_acks:
+                # an earlier attempt's move may stand unconfirmed (ReplicaAckTimeout): a failover could still
+                # take it back, and no other job would play this version again; retry until it is confirmed
+                await store.confirm(match_id, seat, f"bot:{version}:{seat}")
             dispatcher.done(match_id, version, seat)
             return {"outcome": "stale", "version": match.version}
         bot_input = bots.BotInput(game=match.game.id, seat=seat, view=match.view(bots.viewer(seat)),

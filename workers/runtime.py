@@ -63,6 +63,14 @@ class Runtime:
         finally:
             try:
                 await client.aclose()
+                manager = getattr(client, "nodes_manager", None)
+                if manager is not None:
+                    # a cluster client that met a connection error marks itself for re-initialisation, and
+                    # then its aclose() closes nothing: "Unclosed ClusterNode" when the job's loop is gone
+                    for nodes in (manager.nodes_cache, manager.startup_nodes):
+                        for node in list(nodes.values()):
+                            with contextlib.suppress(Exception):
+                                await node.disconnect()
             finally:
                 if dispatcher is not None:
                     dispatcher.connection.close()

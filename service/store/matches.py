@@ -426,15 +426,33 @@ class MatchStore:
             raise RuleError(record["message"], code=record["code"])
         version = record["version"]
         if self.replica_acks:
-            # WAIT covers only its own connection's writes: refresh the record (in the same slot)
-            # so that the WAIT after it covers everything the master had before, the action included
-            _, acked = await then_wait(self.redis, idem_key, [("EXPIRE", idem_key, self.idempotency_ttl)],
-                                       self.replica_acks, self.replica_wait_ms)
-            if acked < self.replica_acks:
-                raise ReplicaAckTimeout(self.replica_acks, max(acked, 0), self.replica_wait_ms)
+            await self._replicated(idem_key)
         entries = await archive.entries(self, match.id, version - 1, 1)
         events = json.loads(entries[0][1]["events"]) if entries else []
         return Accepted(await self.get(match.id), seat, version, events, duplicate=True)
+
+    async def _replicated(self, idem_key: str) -> None:
+        """Return once the replicas have everything the master had, or raise ReplicaAckTimeout.
+
+        WAIT covers only its own connection's writes: refreshing the idempotency record (in the
+        match's slot) first makes it cover everything before, the recorded action included.
+        """
+        _, acked = await then_wait(self.redis, idem_key, [("EXPIRE", idem_key, self.idempotency_ttl)],
+                                   self.replica_acks, self.replica_wait_ms)
+        if acked < self.replica_acks:
+            raise ReplicaAckTimeout(self.replica_acks, max(acked, 0), self.replica_wait_ms)
+
+    async def confirm(self, match_id: str, seat: int, idempotency_key: str) -> bool:
+        """Whether an idempotent submission was accepted; with replica acks on, only once they have it
+        (else ReplicaAckTimeout). For a job retrying after a ReplicaAckTimeout, which finds the match
+        moved on by its own move: that move may still be lost in a failover."""
+        idem_key = self.idempotency_key(match_id, seat, idempotency_key)
+        seen = await self.redis.get(idem_key)
+        if seen is None or "code" in json.loads(seen):
+            return False
+        if self.replica_acks:
+            await self._replicated(idem_key)
+        return True
 
     async def history(self, match_id: str, seat: int | None, *, after: int = 0, limit: int = 100) -> list[HistoryEntry]:
         """Accepted actions after version ``after``, as ``seat`` may see them."""

@@ -17,8 +17,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 
@@ -27,32 +25,12 @@ import redis
 
 from service.games import all_games
 from service.store.archive import decode
-from service.store.embedded import EmbeddedRedis, free_port, stop_process
-from tests.support.processes import wait_ready
+from service.store.embedded import EmbeddedRedis, free_port
+from tests.support.processes import Service, logged_actions
 
 GAME = "casting-stones"
 #: A request answered later than this counts as a hang (the Redis timeouts are 2 s to connect, 5 s to read).
 HANG_SECONDS = 8.0
-
-
-class Service:
-    """``grimoire serve`` in a child process."""
-
-    def __init__(self, redis_url: str, prefix: str, log_path):
-        self.port = free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.log = open(log_path, "a")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)],
-            env={**os.environ, "REDIS_URL": redis_url, "GRIMOIRE_KEY_PREFIX": prefix,
-                 "GRIMOIRE_EMBEDDED_WORKER": "0", "GRIMOIRE_RATE_LIMIT_PER_TOKEN": "0",
-                 "GRIMOIRE_RATE_LIMIT_PER_ADDRESS": "0", "GRIMOIRE_LOG_LEVEL": "WARNING"},
-            stdout=subprocess.DEVNULL, stderr=self.log)
-        wait_ready(self.base, self.process)
-
-    def stop(self) -> None:
-        stop_process(self.process)
-        self.log.close()
 
 
 def new_match(http: httpx.Client, seed: int) -> tuple[str, list[str]]:
@@ -114,16 +92,6 @@ def start_players(base: str, matches: list[tuple[str, list[str]]]) -> tuple[thre
     for player in players:
         player.start()
     return stop, players
-
-
-def logged_actions(http: httpx.Client, match_id: str, tokens: list[str]) -> dict[int, dict]:
-    """Every accepted action of a match by version, read back through the history (each seat sees its own)."""
-    actions: dict[int, dict] = {}
-    for token in tokens:
-        entries = http.get(f"/v1/matches/{match_id}/history", params={"limit": 1000},
-                           headers={"Authorization": f"Bearer {token}"}).json()["entries"]
-        actions.update({e["version"]: e["action"] for e in entries if e["action"] is not None})
-    return actions
 
 
 def test_redis_stopped_under_load_gets_503_and_recovers_within_2s(tmp_path, key_prefix):

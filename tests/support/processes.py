@@ -1,11 +1,18 @@
-"""Waiting for a service process started by a test or a benchmark."""
+"""Service and worker processes started by tests and benchmarks, waiting for them, and reading back what they logged."""
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import httpx
+
+from service.store.embedded import free_port, stop_process
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def wait_ready(url: str, process: subprocess.Popen | None = None, timeout: float = 30.0) -> None:
@@ -20,3 +27,42 @@ def wait_ready(url: str, process: subprocess.Popen | None = None, timeout: float
         if (process is not None and process.poll() is not None) or time.monotonic() > deadline:
             raise RuntimeError(f"the service at {url} did not become ready")
         time.sleep(0.1)
+
+
+class Service:
+    """``grimoire serve`` in a child process, no worker of its own, no rate limits; ``env`` adds settings."""
+
+    def __init__(self, redis_url: str, prefix: str, log_path, **env):
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log = open(log_path, "a")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)],
+            env={**os.environ, "REDIS_URL": redis_url, "GRIMOIRE_KEY_PREFIX": prefix,
+                 "GRIMOIRE_EMBEDDED_WORKER": "0", "GRIMOIRE_RATE_LIMIT_PER_TOKEN": "0",
+                 "GRIMOIRE_RATE_LIMIT_PER_ADDRESS": "0", "GRIMOIRE_LOG_LEVEL": "WARNING",
+                 **{k: str(v) for k, v in env.items()}},
+            stdout=subprocess.DEVNULL, stderr=self.log)
+        wait_ready(self.base, self.process)
+
+    def stop(self) -> None:
+        stop_process(self.process)
+        self.log.close()
+
+
+def start_worker(name: str, stderr=subprocess.PIPE, **env) -> subprocess.Popen:
+    """``grimoire worker --name name`` in a child process; ``env`` (REDIS_URL, ...) on top of this one's.
+    Stop it with ``stop_process`` (SIGTERM first: RQ's warm shutdown releases its scheduler locks)."""
+    full = dict(os.environ, PYTHONPATH=str(ROOT), **{k: str(v) for k, v in env.items()})
+    return subprocess.Popen([sys.executable, "-m", "service.cli", "worker", "--name", name], env=full, cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=stderr)
+
+
+def logged_actions(http: httpx.Client, match_id: str, tokens: list[str]) -> dict[int, dict]:
+    """Every accepted action of a match by version, read back through the history (each seat sees its own)."""
+    actions: dict[int, dict] = {}
+    for token in tokens:
+        entries = http.get(f"/v1/matches/{match_id}/history", params={"limit": 1000},
+                           headers={"Authorization": f"Bearer {token}"}).json()["entries"]
+        actions.update({e["version"]: e["action"] for e in entries if e["action"] is not None})
+    return actions

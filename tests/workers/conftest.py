@@ -3,19 +3,14 @@ in-process ``drain`` worker and the RQ connection are in tests/conftest.py)."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from service.store.embedded import stop_process
+from tests.support.processes import ROOT, start_worker  # noqa: F401 (ROOT: test_serve.py takes it from here)
 from workers.dispatch import _safe
-
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -24,11 +19,8 @@ def spawn_worker(redis_url, key_prefix):
     processes: list[subprocess.Popen] = []
 
     def spawn(**env) -> subprocess.Popen:
-        full = dict(os.environ, REDIS_URL=redis_url, GRIMOIRE_KEY_PREFIX=key_prefix, PYTHONPATH=str(ROOT),
-                    **{k: str(v) for k, v in env.items()})
         name = f"{_safe(key_prefix)}-sub-{len(processes)}-{time.monotonic_ns()}"
-        process = subprocess.Popen([sys.executable, "-m", "service.cli", "worker", "--name", name], env=full,
-                                   cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        process = start_worker(name, **{"REDIS_URL": redis_url, "GRIMOIRE_KEY_PREFIX": key_prefix, **env})
         processes.append(process)
         return process
 
