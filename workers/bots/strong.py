@@ -193,12 +193,15 @@ SCORERS = {**greedy.SCORERS, "casting-stones": casting_stones}
 
 
 def quidditch_candidates(view: View, seat: int, legal: list[Action]) -> list[Action]:
-    """Quidditch: the root actions worth searching, leaving out two plays that no legal alternative is
-    worse than, and that random rollouts cannot judge (they waste both seats' Seekers alike):
+    """Quidditch: the root actions worth searching, leaving out two plays that random rollouts cannot judge
+    (they waste both seats' Seekers alike):
 
     * a Seeker laid on any ball but the Golden Snitch. It is "the only card that can catch it", the Snitch
-      is worth 150 and ends the match, and a deck holds two Seekers; on a Quaffle or a Bludger it wins
-      nothing (a Quaffle goes to a Chaser or a Keeper, a Bludger to a Beater: docs/rules/quidditch.md);
+      is worth 150 and ends the match, and a deck holds two Seekers. On a Bludger it wins nothing (a Beater's
+      ball); on a Quaffle it now wins on value ("The higher-numbered Player Card wins the round",
+      docs/rules/quidditch.md), but 10 points there are not worth a chance at 150 -- the book's own advice:
+      "Beaters and Seekers may be played on Quaffles, but they are better saved for Bludgers and the Golden
+      Snitch";
     * the pitcher laying anything but a Seeker on the Snitch: "Every ball the Pitcher decides to play on,
       their opponent must play on as well", so it offers the opponent's Seeker the catch, and wins nothing.
 
