@@ -1,57 +1,97 @@
-"""Benchmark: action submission over HTTP, REST and GraphQL, beside bare baselines.
+"""Benchmark: action submission over HTTP, REST and GraphQL, beside their framework's floor.
 
 Run it from the repository root (a real Redis: ``REDIS_URL``, else an embedded one)::
 
-    python -m tests.benchmarks.bench_api [--seconds N] [--concurrency C] [--game GAME]
+    .venv/bin/python -m tests.benchmarks.bench_api [--seconds 10] [--concurrency 16] [--clients 3]
 
-It prints figures and exits 0; it asserts nothing about speed.
+It prints one table and exits 0; it asserts nothing about speed (issue #18: targets live in benchmarks,
+never in timed tests).
+
+The floor needs the fast stack
+------------------------------
+The floor apps run on uvicorn with ``loop="uvloop"``, ``http="httptools"``, redis-py with hiredis and orjson
+responses: the fastest stack of the same libraries. They need ``uvloop httptools hiredis orjson``. Grimoire
+is measured as the README installs it, so those packages must not be slipped into the Grimoire venv
+behind its back (uvicorn and redis-py pick them up by themselves when present). Two ways:
+
+* a floor interpreter of its own (recommended: the project venv stays exactly the README install)::
+
+      python3 -m venv .venv/floor
+      .venv/bin/python -c "import site; print(site.getsitepackages()[0])" \\
+          > .venv/floor/lib/python3.11/site-packages/grimoire-venv.pth
+      .venv/floor/bin/pip install uvloop httptools hiredis orjson
+
+  (the ``.pth`` line lends it the project venv's packages; ``.venv/`` is git-ignored). The script uses
+  ``--floor-python``, else ``$GRIMOIRE_FLOOR_PYTHON``, else ``.venv/floor/bin/python`` when it exists,
+  else its own interpreter;
+* or ``.venv/bin/pip install uvloop httptools hiredis orjson`` into the project venv: then Grimoire runs
+  on them too, and the header says "Grimoire stack: ... NOT the README install" (as the issue's row
+  "Grimoire REST with uvloop/httptools/hiredis added by hand").
+
+The header prints what each side actually ran on (the floor apps report their loop, HTTP protocol and
+Redis parser; Grimoire's is what ``uvicorn`` and ``redis-py`` find in its venv).
 
 What is measured
 ----------------
-Four servers run one after the other, each a real uvicorn HTTP server on
-127.0.0.1 in its own process (so the load generator does not share its GIL):
+Four paths, one after the other, each a real HTTP server on 127.0.0.1 in its own process:
 
-``baseline-starlette``
-    a bare Starlette app: ``POST /records/{id}/actions`` does the Redis round
-    trips of a real submission (one ``HGETALL`` of a hash the size of a match
-    record, one ``EVALSHA`` of a script doing the same writes as
-    ``commit.lua``: version check, ``HSET``, ``XADD``, ``EXPIRE``, ``PUBLISH``);
-``rest``
-    the real service (``service.app.create_app``): ``POST /v1/matches/{id}/actions``;
-``baseline-strawberry``
-    a bare strawberry schema served by ``strawberry.asgi.GraphQL`` (routed by
-    Starlette and with the parser and validation caches, as in the real app)
-    whose one mutation does the same round trips;
-``graphql``
-    the real service: the ``submitAction`` mutation.
+``floor-rest``
+    a bare Starlette app: ``GET /records/{id}`` (one ``HGETALL``) and ``POST /records/{id}/actions`` doing
+    the Redis round trips of a real submission: one ``HGETALL`` of a hash the size of a match record, one
+    ``EVALSHA`` of a script doing the writes of ``commit.lua`` (version check, ``HSET``, ``XADD``,
+    ``EXPIRE``, ``PUBLISH``);
+``grimoire-rest``
+    ``grimoire serve`` itself (a subprocess running ``python -m service.cli serve`` with ``REDIS_URL``):
+    ``GET /v1/matches/{id}/legal-actions`` then ``POST /v1/matches/{id}/actions``;
+``floor-graphql``
+    a bare strawberry schema (``strawberry.asgi.GraphQL`` routed by Starlette, with the parser and
+    validation caches the real schema has) whose query and mutation do the same round trips;
+``grimoire-graphql``
+    ``grimoire serve``: the ``match { legalActions }`` query then the ``submitAction`` mutation.
 
-The load is C asyncio workers on one ``httpx.AsyncClient``. Against a real API
-each worker plays its own match of GAME: it creates it, joins every seat, then
-loops: read the legal actions of a seat that is to act, pick one (seeded
-random), submit it at the version read; a finished match is replaced by a new
-one. Only the submission request is timed. Against a baseline each worker owns
-one record and loops the same way: an untimed read (``GET /records/{id}``, or
-a ``record`` query: one ``HGETALL``), then the timed submission. So every run
-has the same shape, one read and one submission per action, and the ratio
-API / baseline is the cost of everything Grimoire adds to a bare framework
-with the same Redis traffic (marshmallow, authentication, rules, typed views
-and schemas, ...). Real workers also create and join matches (not timed,
-but on the clock); the "matches" column shows how many.
+Grimoire runs with every guard on. Its settings are the defaults except three limits raised so that they
+never refuse the benchmark's single client address (the work of checking them stays on the path):
+``GRIMOIRE_RATE_LIMIT_PER_TOKEN``, ``GRIMOIRE_RATE_LIMIT_PER_ADDRESS`` and
+``GRIMOIRE_MAX_CONNECTIONS_PER_ADDRESS``. Its logs go to /dev/null.
 
-After a warm-up, submissions that start and end inside the measured window
-are counted: ``actions/s`` is that count over the window, p50/p99 their
-latency. Errors (any unexpected status, GraphQL error or problem) are counted
-over the whole run; none are expected, since each worker owns its match.
-CPU columns are the share of one core used during the window by the server
-process, this client process, Redis, and everything else on the machine
-("other", from /proc/stat). A client near 100% means the load generator, not
-the server, is the limit (the ratio then understates the difference); a large
-"other" means the machine was busy with something else and the figures are
-noise. "server CPU ms/action" is the server's CPU time per action (its read,
-its submission, its share of match set-up); the second ratio printed,
-baseline / API of that figure, is what the throughput ratio would be if the
-server were the only limit. The target, reported and not asserted, is each
-API at 60% or more of its baseline's throughput.
+The load generator
+------------------
+``--clients`` processes (default 3), each an asyncio loop (uvloop when the floor interpreter has it) with a
+minimal keep-alive HTTP/1.1 client on raw streams: a prebuilt request per route, ``Content-Length``
+responses, orjson. Every action is one read and one submission: against Grimoire each player plays its own
+match (created and joined once; a finished match is replaced, on the clock), reads the legal actions of a
+seat to act, picks one (seeded), submits it at the version read; against a floor each player owns a
+pre-seeded record, reads its version and submits at it. Only the submission is timed.
+
+The server is pinned to one core and the clients (and an embedded Redis) to the others
+(``os.sched_setaffinity``), so the server's CPU share is its own. A server below 90% of a core during the
+window makes the row ``INVALID``: ``(client-bound)`` when the client cores were full (add ``--clients``, or
+run on a machine with more cores), ``(not saturated)`` otherwise (add ``--concurrency``). Only valid rows
+compare frameworks; the ratio of server CPU ms per action is printed too, as the server-bound estimate.
+
+Why not ``wrk``: its Lua ``request()`` is not told which connection it is building for, so the loop "read
+the version (and, for Grimoire, the legal actions, which need a JSON parser wrk's Lua lacks), then submit
+at it" cannot be written without one connection per thread; the Python driver above saturates the server
+on two cores (its CPU is printed), so it is the one driver (``apt-get install wrk`` gives wrk 4.1 if a
+future variant wants it).
+
+Two modes per path, in the same server process:
+
+closed loop
+    ``--concurrency`` players (default 16, split over the client processes) each doing read, submit, read,
+    submit... as fast as answers come: the saturated rate (actions/s), server CPU, latency at saturation;
+open loop
+    actions started on a fixed schedule at half the floor's saturated rate measured just before (REST paths
+    at half of floor-rest's, GraphQL paths at half of floor-graphql's; ``--open-rate`` to fix it), over a
+    pool of players; an action whose player is still busy waits for a free one. ``submit`` latency is the
+    submission's own; ``action`` latency runs from the scheduled start to the submission's answer
+    (waiting for a player, the read, the submission), so a stall is never hidden by the schedule sliding
+    (coordinated omission). Actions still unanswered 5 s after the window count as late, with their
+    latency so far. Target (issue #18): submit p50 <= 5 ms, p99 <= 25 ms.
+
+CPU columns are shares of one core during the window: the server process, the client processes, Redis
+(``INFO cpu``) and everything else on the machine ("other", from /proc/stat): a large "other" means others
+were using the machine and the figures are noise.
 """
 
 from __future__ import annotations
@@ -61,7 +101,6 @@ import asyncio
 import contextlib
 import hashlib
 import importlib.metadata
-import importlib.util
 import json
 import os
 import platform
@@ -70,63 +109,588 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 import uuid
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 from urllib.parse import urlsplit
 
-import httpx
-import redis
-import redis.asyncio as aioredis
-import strawberry
-from starlette.applications import Starlette
-from starlette.responses import JSONResponse
-from starlette.routing import Route
-from strawberry.asgi import GraphQL
-from strawberry.extensions import ParserCache, ValidationCache
-from strawberry.scalars import JSON
+try:
+    import orjson
 
-from schema.game_types import pascal
-from service.engine import BOARD_SEAT, Game
-from service.games import all_games
-from service.store.embedded import EmbeddedRedis, free_port, stop_process
-from tests.support.high_card import GAME as HIGH_CARD
+    def dumps(data: Any) -> bytes:
+        return orjson.dumps(data)
+
+    loads = orjson.loads
+except ImportError:  # the driver still works without it (slower); the floor refuses to start
+    orjson = None
+
+    def dumps(data: Any) -> bytes:
+        return json.dumps(data, separators=(",", ":")).encode()
+
+    loads = json.loads
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULE = "tests.benchmarks.bench_api"
-SERVER_ENV = "GRIMOIRE_BENCH_SERVER"  # the JSON config a server process reads
-APIS = ("baseline-starlette", "rest", "baseline-strawberry", "graphql")
-RATIOS = (("rest", "baseline-starlette"), ("graphql", "baseline-strawberry"))
+SERVER_ENV = "GRIMOIRE_BENCH_SERVER"  # the JSON config a floor server process reads
+PATHS = ("floor-rest", "grimoire-rest", "floor-graphql", "grimoire-graphql")
+FLOOR_OF = {"grimoire-rest": "floor-rest", "grimoire-graphql": "floor-graphql"}
+FAST_STACK = ("uvloop", "httptools", "hiredis", "orjson")
 TARGET_RATIO = 0.60
-CLIENT_BOUND = 0.90  # client CPU during a window, above which the load generator is the limit
-BUSY_MACHINE = 0.25  # CPU used by other processes during a window, above which figures are noise
+SATURATED = 0.90  # server share of a core for a valid row
+BUSY_MACHINE = 0.25  # other processes' CPU during a window (share of a core) above which figures are noise
+OPEN_P50_MS, OPEN_P99_MS = 5.0, 25.0
+LATE_AFTER = 5.0  # seconds after the window that unanswered open-loop actions are given
+IDLE_RECONNECT = 4.0  # uvicorn closes keep-alive connections idle 5 s: reopen before that
+BOARD_SEAT = -1
 TTL = 3600
 
 
-# -- games and records ----------------------------------------------------------
-
-
-def bench_games(game_id: str) -> dict[str, Game]:
-    """The games a server hosts: every registered game, plus high-card when asked for."""
-    games = all_games()
-    if game_id == HIGH_CARD.id:
-        games = {**games, HIGH_CARD.id: HIGH_CARD}
-    return games
-
-
-def default_game() -> str:
-    return "casting-stones" if "casting-stones" in all_games() else HIGH_CARD.id
-
-
-def _dumps(data: Any) -> str:
+def _json_text(data: Any) -> str:
     return json.dumps(data, separators=(",", ":"), sort_keys=True)
 
 
-def sample_record(game: Game, seed: int) -> tuple[dict[str, str], dict]:
-    """A match record (the fields ``MatchStore`` writes) of a game played a few
-    random actions in, and one of those actions: what a baseline reads and writes."""
+# -- the floor apps (run by the floor interpreter: uvloop, httptools, hiredis, orjson) -------------------
+
+FLOOR_COMMIT = """
+-- The writes of commit.lua: version check, HSET, XADD, EXPIRE, PUBLISH.
+-- KEYS[1] record hash  KEYS[2] log stream
+-- ARGV: expected version, state, status, to_act, result, seat, action, events, now, channel, ttl
+local current = redis.call('HGET', KEYS[1], 'version')
+if not current then return {'missing'} end
+current = tonumber(current)
+if current ~= tonumber(ARGV[1]) then return {'conflict', current} end
+local version = current + 1
+redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', version, 'status', ARGV[3],
+           'to_act', ARGV[4], 'result', ARGV[5], 'updated', ARGV[9])
+redis.call('XADD', KEYS[2], version .. '-0', 'seat', ARGV[6], 'action', ARGV[7],
+           'events', ARGV[8], 'at', ARGV[9])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[11]))
+redis.call('EXPIRE', KEYS[2], tonumber(ARGV[11]))
+redis.call('PUBLISH', ARGV[10], version)
+return {'ok', version}
+"""
+
+
+def record_key(prefix: str, record_id: str) -> str:
+    return f"{prefix}:b:{{{record_id}}}"
+
+
+class FloorRecords:
+    """The Redis work of a submission and nothing else: one HGETALL, one EVALSHA (redis-py + hiredis)."""
+
+    def __init__(self, redis_url: str, prefix: str):
+        self.redis_url, self.prefix = redis_url, prefix
+        self.client = None
+        self.commit_script = None
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app):
+        import redis.asyncio as aioredis
+
+        self.client = aioredis.Redis.from_url(self.redis_url, decode_responses=True, socket_timeout=5,
+                                              socket_connect_timeout=2)
+        self.commit_script = self.client.register_script(FLOOR_COMMIT)
+        try:
+            yield
+        finally:
+            await self.client.aclose()
+
+    async def read(self, record_id: str) -> dict[str, str]:
+        return await self.client.hgetall(record_key(self.prefix, record_id))
+
+    async def submit(self, record_id: str, expected_version: int, action: Any) -> tuple[str, int | None]:
+        """("ok", new version), ("conflict", current version) or ("missing", None)."""
+        key = record_key(self.prefix, record_id)
+        record = await self.client.hgetall(key)
+        if not record:
+            return "missing", None
+        reply = await self.commit_script(
+            keys=[key, f"{key}:log"],
+            args=[expected_version, record["state"], record["status"], record["to_act"], record["result"], 0,
+                  orjson.dumps(action), "[]", int(time.time() * 1000), f"{key}:events", TTL])
+        return reply[0], int(reply[1]) if len(reply) > 1 else None
+
+    def stack(self) -> dict[str, str]:
+        """What this process actually runs on: its event loop, and redis-py's parser."""
+        parser = self.client.connection_pool.connection_class(**self.client.connection_pool.connection_kwargs)
+        return {"loop": type(asyncio.get_running_loop()).__module__.split(".")[0],
+                "redis_parser": type(parser._parser).__name__}
+
+
+def floor_rest_app(records: FloorRecords):
+    from starlette.applications import Starlette
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    class OrjsonResponse(Response):
+        media_type = "application/json"
+
+        def render(self, content: Any) -> bytes:
+            return orjson.dumps(content)
+
+    async def read(request):
+        record = await records.read(request.path_params["id"])
+        if not record:
+            return OrjsonResponse({"code": "missing"}, status_code=404)
+        return OrjsonResponse({"version": int(record["version"])})
+
+    async def submit(request):
+        expected = int(request.headers["if-match"].strip('"'))
+        body = orjson.loads(await request.body())
+        outcome, version = await records.submit(request.path_params["id"], expected, body["action"])
+        if outcome != "ok":
+            return OrjsonResponse({"code": outcome, "current_version": version}, status_code=412)
+        return OrjsonResponse({"version": version}, headers={"ETag": f'"{version}"'})
+
+    async def stack(request):
+        return OrjsonResponse(records.stack())
+
+    return Starlette(routes=[Route("/records/{id}", read, methods=["GET"]),
+                             Route("/records/{id}/actions", submit, methods=["POST"]),
+                             Route("/bench-stack", stack, methods=["GET"])],
+                     lifespan=records.lifespan)
+
+
+def floor_graphql_app(records: FloorRecords):
+    import strawberry
+    from starlette.applications import Starlette
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+    from strawberry.asgi import GraphQL
+    from strawberry.extensions import ParserCache, ValidationCache
+    from strawberry.scalars import JSON
+
+    @strawberry.type
+    class Query:
+        @strawberry.field
+        async def record(self, id: str) -> Optional[int]:
+            record = await records.read(id)
+            return int(record["version"]) if record else None
+
+    @strawberry.type
+    class Mutation:
+        @strawberry.mutation
+        async def submit(self, id: str, expected_version: int, action: JSON) -> Optional[int]:
+            outcome, version = await records.submit(id, expected_version, action)
+            return version if outcome == "ok" else None
+
+    class OrjsonGraphQL(GraphQL):
+        def decode_json(self, data: str | bytes) -> object:
+            return orjson.loads(data)
+
+        def encode_json(self, data: object) -> str | bytes:
+            return orjson.dumps(data)
+
+    # The parse and validation caches the real schema has too: without them strawberry parses and
+    # validates every request again and the floor would be no floor.
+    caches = [lambda: ParserCache(maxsize=256), lambda: ValidationCache(maxsize=256)]
+    graphql = OrjsonGraphQL(strawberry.Schema(query=Query, mutation=Mutation, extensions=caches), graphql_ide=None)
+
+    async def stack(request):
+        return JSONResponse(records.stack())
+
+    return Starlette(routes=[Route("/graphql", graphql, methods=["POST"]),
+                             Route("/bench-stack", stack, methods=["GET"])], lifespan=records.lifespan)
+
+
+def floor_app():
+    """The uvicorn factory a floor server process runs; configured by $GRIMOIRE_BENCH_SERVER."""
+    config = json.loads(os.environ[SERVER_ENV])
+    records = FloorRecords(config["redis_url"], config["key_prefix"])
+    return floor_rest_app(records) if config["path"] == "floor-rest" else floor_graphql_app(records)
+
+
+# -- the load generator's HTTP client: keep-alive HTTP/1.1 on raw asyncio streams --------------------------
+
+
+class Failure(Exception):
+    """An unexpected answer; ``key`` is how it is counted (e.g. ``412 version_conflict``)."""
+
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+class Conn:
+    """One keep-alive connection; ``request`` sends prebuilt bytes and returns (status, body)."""
+
+    def __init__(self, host: str, port: int):
+        self.host, self.port = host, port
+        self.reader = self.writer = None
+        self.used = 0.0
+
+    async def open(self) -> None:
+        self.close()
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        self.used = time.monotonic()
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+    async def request(self, data: bytes) -> tuple[int, bytes]:
+        if self.writer is None or time.monotonic() - self.used > IDLE_RECONNECT:
+            await self.open()
+        self.writer.write(data)
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(head[9:12])
+        lower = head.lower()
+        at = lower.find(b"\r\ncontent-length:")
+        if at >= 0:
+            body = await self.reader.readexactly(int(lower[at + 17:lower.index(b"\r\n", at + 17)]))
+        elif b"transfer-encoding: chunked" in lower:
+            parts = []
+            while True:
+                size = int((await self.reader.readuntil(b"\r\n")).split(b";")[0], 16)
+                if size == 0:
+                    await self.reader.readuntil(b"\r\n")
+                    break
+                parts.append(await self.reader.readexactly(size))
+                await self.reader.readexactly(2)
+            body = b"".join(parts)
+        else:
+            raise Failure("response without a length")
+        if b"\r\nconnection: close" in lower:
+            self.close()
+        self.used = time.monotonic()
+        return status, body
+
+
+def http_request(method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None) -> bytes:
+    lines = [f"{method} {path} HTTP/1.1", "Host: bench"]
+    if body or method == "POST":
+        lines += ["Content-Type: application/json", f"Content-Length: {len(body)}"]
+    lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+def _problem(status: int, body: bytes) -> str:
+    try:
+        code = loads(body).get("code", "")
+    except Exception:
+        code = body[:60].decode(errors="replace")
+    return f"{status} {code}".strip()
+
+
+def expect(answer: tuple[int, bytes], status: int) -> Any:
+    if answer[0] != status:
+        raise Failure(_problem(*answer))
+    return loads(answer[1])
+
+
+def graphql_payload(answer: tuple[int, bytes], field_name: str, typename: str | None = None) -> Any:
+    if answer[0] != 200:
+        raise Failure(f"HTTP {answer[0]}")
+    body = loads(answer[1])
+    if body.get("errors"):
+        raise Failure(f"GraphQL error: {body['errors'][0].get('message', '')[:80]}")
+    payload = body["data"][field_name]
+    if typename is not None and (payload or {}).get("__typename") != typename:
+        raise Failure(f"{(payload or {}).get('__typename')} {(payload or {}).get('code', '')}".strip())
+    return payload
+
+
+# -- players: one connection, one match (or record) each -----------------------------------------------
+
+
+class FloorRestPlayer:
+    def __init__(self, conn: Conn, cfg: dict, record_id: str, rng: random.Random):
+        self.conn, self.needs_match = conn, False
+        self.read_request = http_request("GET", f"/records/{record_id}")
+        self.path = f"/records/{record_id}/actions"
+        self.body = dumps({"action": cfg["action"]})
+
+    async def setup(self) -> None:
+        self.needs_match = False
+
+    async def read(self) -> int:
+        return expect(await self.conn.request(self.read_request), 200)["version"]
+
+    async def submit(self, version: int) -> None:
+        expect(await self.conn.request(http_request("POST", self.path, self.body, {"If-Match": f'"{version}"'})),
+               200)
+
+
+class FloorGraphQLPlayer:
+    READ = "query($id: String!) { record(id: $id) }"
+    SUBMIT = ("mutation($id: String!, $expectedVersion: Int!, $action: JSON!) "
+              "{ submit(id: $id, expectedVersion: $expectedVersion, action: $action) }")
+
+    def __init__(self, conn: Conn, cfg: dict, record_id: str, rng: random.Random):
+        self.conn, self.needs_match, self.record_id, self.action = conn, False, record_id, cfg["action"]
+        self.read_request = http_request("POST", "/graphql", dumps({"query": self.READ,
+                                                                    "variables": {"id": record_id}}))
+
+    async def setup(self) -> None:
+        self.needs_match = False
+
+    async def read(self) -> int:
+        version = graphql_payload(await self.conn.request(self.read_request), "record")
+        if version is None:
+            raise Failure("read: no record")
+        return version
+
+    async def submit(self, version: int) -> None:
+        body = dumps({"query": self.SUBMIT, "variables": {"id": self.record_id, "expectedVersion": version,
+                                                          "action": self.action}})
+        if graphql_payload(await self.conn.request(http_request("POST", "/graphql", body)), "submit") is None:
+            raise Failure("version conflict or missing record")
+
+
+class GrimoireRestPlayer:
+    """Plays its own matches through ``/v1``."""
+
+    def __init__(self, conn: Conn, cfg: dict, record_id: str, rng: random.Random):
+        self.conn, self.game, self.rng = conn, cfg["game"], rng
+        self.needs_match = True
+        self.match_id, self.tokens, self.to_act = "", {}, []
+
+    async def setup(self) -> None:
+        created = expect(await self.conn.request(http_request(
+            "POST", "/v1/matches", dumps({"game": self.game, "seed": self.rng.getrandbits(63)}))), 201)
+        self.match_id, self.tokens = created["id"], {}
+        joined = None
+        for _ in created["seats"]:
+            joined = expect(await self.conn.request(http_request(
+                "POST", f"/v1/matches/{self.match_id}/seats", dumps({"name": "bench"}))), 201)
+            self.tokens[joined["seat"]] = joined["token"]
+        self._absorb(joined["match"])
+
+    async def read(self) -> tuple:
+        seat = self.rng.choice(self.to_act)
+        legal = expect(await self.conn.request(http_request(
+            "GET", f"/v1/matches/{self.match_id}/legal-actions",
+            headers={"Authorization": f"Bearer {self.tokens[seat]}"})), 200)
+        if not legal["actions"]:
+            raise Failure("read: no legal actions for a seat to act")
+        return seat, legal["version"], self.rng.choice(legal["actions"])
+
+    async def submit(self, prepared: tuple) -> None:
+        seat, version, action = prepared
+        answer = await self.conn.request(http_request(
+            "POST", f"/v1/matches/{self.match_id}/actions", dumps({"action": action}),
+            {"Authorization": f"Bearer {self.tokens[seat]}", "If-Match": f'"{version}"'}))
+        self._absorb(expect(answer, 200)["match"])
+
+    def _absorb(self, match: dict) -> None:
+        self.to_act = [seat for seat in match["to_act"] if seat != BOARD_SEAT]  # nobody plays the board here:
+        self.needs_match = match["status"] != "active" or not self.to_act  # a match waiting on it is replaced
+
+
+class GrimoireGraphQLPlayer:
+    """Plays its own matches through ``/graphql`` (documents generated from the game's schemas)."""
+
+    def __init__(self, conn: Conn, cfg: dict, record_id: str, rng: random.Random):
+        self.conn, self.game, self.rng, self.docs = conn, cfg["game"], rng, cfg["documents"]
+        self.needs_match = True
+        self.match_id, self.tokens, self.to_act = "", {}, []
+
+    async def _call(self, document: str, variables: dict, field_name: str, typename: str,
+                    token: str | None = None) -> dict:
+        headers = {"Authorization": f"Bearer {token}"} if token else None
+        answer = await self.conn.request(http_request("POST", "/graphql", dumps({"query": document,
+                                                                                 "variables": variables}), headers))
+        return graphql_payload(answer, field_name, typename)
+
+    async def setup(self) -> None:
+        created = await self._call(self.docs["create"], {"input": {"game": self.game,
+                                                                   "seed": str(self.rng.getrandbits(63))}},
+                                   "createMatch", "MatchCreated")
+        self.match_id, self.tokens = created["match"]["id"], {}
+        joined = None
+        for _ in created["match"]["seats"]:
+            joined = await self._call(self.docs["join"], {"input": {"matchId": self.match_id, "name": "bench"}},
+                                      "joinMatch", "SeatJoined")
+            self.tokens[joined["seat"]] = joined["token"]
+        self._absorb(joined["match"])
+
+    async def read(self) -> tuple:
+        seat = self.rng.choice(self.to_act)
+        match = await self._call(self.docs["read"], {"id": self.match_id}, "match", "Match", self.tokens[seat])
+        if not match["legalActions"]:
+            raise Failure("read: no legal actions for a seat to act")
+        chosen = self.rng.choice(match["legalActions"])
+        return seat, match["version"], {k: v for k, v in chosen.items() if k != "__typename" and v is not None}
+
+    async def submit(self, prepared: tuple) -> None:
+        seat, version, action = prepared
+        variables = {"input": {"matchId": self.match_id, "expectedVersion": version,
+                               "action": {self.docs["action_field"]: action}}}
+        self._absorb((await self._call(self.docs["submit"], variables, "submitAction", "ActionAccepted",
+                                       self.tokens[seat]))["match"])
+
+    def _absorb(self, match: dict) -> None:
+        self.to_act = [seat for seat in match["toAct"] if seat != BOARD_SEAT]
+        self.needs_match = match["status"] != "active" or not self.to_act
+
+
+PLAYERS = {"floor-rest": FloorRestPlayer, "floor-graphql": FloorGraphQLPlayer,
+           "grimoire-rest": GrimoireRestPlayer, "grimoire-graphql": GrimoireGraphQLPlayer}
+NETWORK_ERRORS = (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError)
+
+
+# -- a client process: reads commands on stdin, answers one JSON line each --------------------------------
+
+
+class Tally:
+    def __init__(self):
+        self.submit: list[float] = []  # seconds
+        self.action: list[float] = []  # open loop: from the scheduled start
+        self.errors: Counter = Counter()
+        self.matches = 0
+        self.late = 0
+
+    def as_dict(self) -> dict:
+        return {"submit": self.submit, "action": self.action, "errors": dict(self.errors),
+                "matches": self.matches, "late": self.late}
+
+
+async def _one_action(player, tally: Tally) -> tuple[float, float] | None:
+    """Read then submit; (submit sent, submit answered) in monotonic seconds, or None after an error."""
+    try:
+        if player.needs_match:
+            await player.setup()
+            tally.matches += 1
+        prepared = await player.read()
+        sent = time.monotonic()
+        await player.submit(prepared)
+        return sent, time.monotonic()
+    except Failure as failure:
+        tally.errors[failure.key] += 1
+        player.needs_match = True
+    except NETWORK_ERRORS as error:
+        tally.errors[type(error).__name__] += 1
+        player.needs_match = True
+        player.conn.close()
+        await asyncio.sleep(0.05)
+    return None
+
+
+async def closed_loop(players: list, start: float, end: float) -> Tally:
+    tally = Tally()
+
+    async def run(player):
+        while time.monotonic() < end:
+            timed = await _one_action(player, tally)
+            if timed and start <= timed[1] <= end:
+                tally.submit.append(timed[1] - timed[0])
+
+    await asyncio.gather(*(run(p) for p in players))
+    return tally
+
+
+async def open_loop(players: list, warm_start: float, start: float, end: float, rate: float,
+                    phase: float) -> Tally:
+    """Actions scheduled every 1/rate s from ``warm_start``; counted when scheduled inside [start, end]."""
+    tally = Tally()
+    free: asyncio.Queue = asyncio.Queue()
+    for player in players:
+        free.put_nowait(player)
+    pending: set[asyncio.Task] = set()
+    scheduled: dict[asyncio.Task, float] = {}
+
+    async def act(at: float):
+        player = await free.get()
+        try:
+            timed = await _one_action(player, tally)
+            if player.needs_match:  # replace a finished match before the player is free again (untimed)
+                await _one_setup(player, tally)
+        finally:
+            free.put_nowait(player)
+        if timed and start <= at <= end:
+            tally.submit.append(timed[1] - timed[0])
+            tally.action.append(timed[1] - at)
+
+    interval = 1.0 / rate
+    k = 0
+    while True:
+        at = warm_start + (k + phase) * interval
+        if at > end:
+            break
+        delay = at - time.monotonic()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        task = asyncio.create_task(act(at))
+        pending.add(task)
+        scheduled[task] = at
+        task.add_done_callback(pending.discard)
+        k += 1
+    if pending:
+        await asyncio.wait(set(pending), timeout=max(0.0, end + LATE_AFTER - time.monotonic()))
+    now = time.monotonic()
+    for task in list(pending):  # unanswered: late, counted with their latency so far
+        at = scheduled[task]
+        if start <= at <= end:
+            tally.late += 1
+            tally.action.append(now - at)
+            tally.submit.append(now - at)
+        task.cancel()
+    return tally
+
+
+async def _one_setup(player, tally: Tally) -> None:
+    try:
+        await player.setup()
+        tally.matches += 1
+    except (Failure, *NETWORK_ERRORS) as error:
+        tally.errors[getattr(error, "key", type(error).__name__)] += 1
+
+
+async def client_main() -> None:
+    loop = asyncio.get_running_loop()
+    readline = lambda: loop.run_in_executor(None, sys.stdin.readline)  # noqa: E731
+    cfg = json.loads(await readline())
+    host, port = cfg["host"], cfg["port"]
+    players = []
+    for i in range(cfg["players"]):
+        rng = random.Random(cfg["seed"] * 100_000 + cfg["index"] * 1000 + i)
+        record_id = f"{cfg['path']}-{cfg['index']}-{i}"
+        players.append(PLAYERS[cfg["path"]](Conn(host, port), cfg, record_id, rng))
+    setup = Tally()
+    for player in players:
+        await player.conn.open()
+        if player.needs_match:
+            await _one_setup(player, setup)
+    _answer({"ready": True, "errors": dict(setup.errors)})
+    while True:
+        line = await readline()
+        if not line:
+            return
+        command = json.loads(line)
+        if command["mode"] == "quit":
+            return
+        if command["mode"] == "closed":
+            tally = await closed_loop(players[:command["players"]], command["start"], command["end"])
+        else:
+            tally = await open_loop(players, command["warm_start"], command["start"], command["end"],
+                                    command["rate"], command["phase"])
+        _answer(tally.as_dict())
+
+
+def _answer(data: dict) -> None:
+    sys.stdout.write(json.dumps(data) + "\n")
+    sys.stdout.flush()
+
+
+def run_client() -> None:
+    try:
+        import uvloop
+
+        uvloop.run(client_main())
+    except ImportError:
+        asyncio.run(client_main())
+
+
+# -- the coordinator (runs on the project's own venv) ----------------------------------------------------
+
+
+def sample_record(game, seed: int) -> tuple[dict[str, str], dict]:
+    """A match record (the fields ``MatchStore`` writes) of a game played a few random actions in, and one
+    of those actions: what a floor reads and writes."""
     rng = random.Random(seed)
     seats = game.min_seats
     options = game.check_options(None, None, seats)
@@ -147,232 +711,15 @@ def sample_record(game: Game, seed: int) -> tuple[dict[str, str], dict]:
         state = after
     now = int(time.time() * 1000)
     record = {
-        "game": game.id, "variant": options["variant"], "options": _dumps(options), "seed": str(seed),
-        "seats": str(seats), "state": _dumps(state), "version": "0", "status": "active",
-        "to_act": _dumps(sorted(game.to_act(state))), "result": "", "created": str(now), "updated": str(now),
+        "game": game.id, "variant": options["variant"], "options": _json_text(options), "seed": str(seed),
+        "seats": str(seats), "state": _json_text(state), "version": "0", "status": "active",
+        "to_act": _json_text(sorted(game.to_act(state))), "result": "", "created": str(now),
+        "updated": str(now),
     }
     for i in range(seats):
-        token_hash = hashlib.sha256(os.urandom(32)).hexdigest()
-        record[f"seat:{i}"] = _dumps({"name": f"bench-{i}", "token": token_hash, "joined": now})
+        record[f"seat:{i}"] = _json_text({"name": f"bench-{i}", "token": hashlib.sha256(os.urandom(32)).hexdigest(),
+                                          "joined": now})
     return record, action
-
-
-def record_key(prefix: str, record_id: str) -> str:
-    return f"{prefix}:b:{{{record_id}}}"
-
-
-# -- the baseline servers --------------------------------------------------------
-
-BASELINE_COMMIT = """
--- The writes of commit.lua: version check, HSET, XADD, EXPIRE, PUBLISH.
--- KEYS[1] record hash  KEYS[2] log stream
--- ARGV: expected version, state, status, to_act, result, seat, action, events, now, channel, ttl
-local current = redis.call('HGET', KEYS[1], 'version')
-if not current then return {'missing'} end
-current = tonumber(current)
-if current ~= tonumber(ARGV[1]) then return {'conflict', current} end
-local version = current + 1
-redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', version, 'status', ARGV[3],
-           'to_act', ARGV[4], 'result', ARGV[5], 'updated', ARGV[9])
-redis.call('XADD', KEYS[2], version .. '-0', 'seat', ARGV[6], 'action', ARGV[7],
-           'events', ARGV[8], 'at', ARGV[9])
-redis.call('EXPIRE', KEYS[1], tonumber(ARGV[11]))
-redis.call('EXPIRE', KEYS[2], tonumber(ARGV[11]))
-redis.call('PUBLISH', ARGV[10], version)
-return {'ok', version}
-"""
-
-
-class BareRecords:
-    """The Redis work of a submission and nothing else: one HGETALL, one EVALSHA."""
-
-    def __init__(self, redis_url: str, prefix: str):
-        self.redis_url = redis_url
-        self.prefix = prefix
-        self.client = None
-        self.commit_script = None
-
-    @contextlib.asynccontextmanager
-    async def lifespan(self, app):
-        self.client = aioredis.Redis.from_url(self.redis_url, decode_responses=True, socket_timeout=5,
-                                              socket_connect_timeout=2, health_check_interval=10)
-        self.commit_script = self.client.register_script(BASELINE_COMMIT)
-        try:
-            yield
-        finally:
-            await self.client.aclose()
-
-    async def read(self, record_id: str) -> dict[str, str]:
-        return await self.client.hgetall(record_key(self.prefix, record_id))
-
-    async def submit(self, record_id: str, expected_version: int, action: Any) -> tuple[str, int | None]:
-        """("ok", new version), ("conflict", current version) or ("missing", None)."""
-        key = record_key(self.prefix, record_id)
-        record = await self.client.hgetall(key)
-        if not record:
-            return "missing", None
-        reply = await self.commit_script(
-            keys=[key, f"{key}:log"],
-            args=[expected_version, record["state"], record["status"], record["to_act"], record["result"], 0,
-                  _dumps(action), "[]", int(time.time() * 1000), f"{key}:events", TTL])
-        return reply[0], int(reply[1]) if len(reply) > 1 else None
-
-
-def baseline_starlette_app(records: BareRecords) -> Starlette:
-    async def read(request):
-        record = await records.read(request.path_params["id"])
-        if not record:
-            return JSONResponse({"code": "missing"}, status_code=404)
-        return JSONResponse({"version": int(record["version"])})
-
-    async def submit(request):
-        expected = int(request.headers["if-match"].strip('"'))
-        body = await request.json()
-        outcome, version = await records.submit(request.path_params["id"], expected, body["action"])
-        if outcome != "ok":
-            return JSONResponse({"code": outcome, "current_version": version}, status_code=412)
-        return JSONResponse({"version": version}, headers={"ETag": f'"{version}"'})
-
-    return Starlette(routes=[Route("/records/{id}", read, methods=["GET"]),
-                             Route("/records/{id}/actions", submit, methods=["POST"])],
-                     lifespan=records.lifespan)
-
-
-def baseline_strawberry_app(records: BareRecords) -> Starlette:
-    @strawberry.type
-    class Query:
-        @strawberry.field
-        async def record(self, id: str) -> Optional[int]:
-            record = await records.read(id)
-            return int(record["version"]) if record else None
-
-    @strawberry.type
-    class Mutation:
-        @strawberry.mutation
-        async def submit(self, id: str, expected_version: int, action: JSON) -> Optional[int]:
-            outcome, version = await records.submit(id, expected_version, action)
-            return version if outcome == "ok" else None
-
-    # The parse and validation caches the real schema has too: without them strawberry parses and
-    # validates every request again (about 20 times slower here) and the baseline would be no floor.
-    caches = [lambda: ParserCache(maxsize=256), lambda: ValidationCache(maxsize=256)]
-    graphql = GraphQL(strawberry.Schema(query=Query, mutation=Mutation, extensions=caches), graphql_ide=None)
-    return Starlette(routes=[Route("/graphql", graphql, methods=["POST"])], lifespan=records.lifespan)
-
-
-def server_app():
-    """The uvicorn factory every server process runs; configured by $GRIMOIRE_BENCH_SERVER."""
-    config = json.loads(os.environ[SERVER_ENV])
-    if config["api"] in ("rest", "graphql"):
-        from service.app import create_app
-        from service.settings import Settings
-
-        return create_app(Settings(redis_url=config["redis_url"], key_prefix=config["key_prefix"],
-                                   rate_limit_per_token=0, rate_limit_per_address=0),  # the baselines have none
-                          games=bench_games(config["game"]))
-    records = BareRecords(config["redis_url"], config["key_prefix"])
-    if config["api"] == "baseline-starlette":
-        return baseline_starlette_app(records)
-    return baseline_strawberry_app(records)
-
-
-@contextlib.contextmanager
-def serving(api: str, redis_url: str, key_prefix: str, game_id: str):
-    """Run one server in its own process; yield (base URL, pid)."""
-    port = free_port()
-    config = {"api": api, "redis_url": redis_url, "key_prefix": key_prefix, "game": game_id}
-    command = [sys.executable, "-m", "uvicorn", f"{MODULE}:server_app", "--factory",
-               "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log"]
-    process = subprocess.Popen(command, cwd=ROOT, env={**os.environ, SERVER_ENV: json.dumps(config)})
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_until_up(url, process)
-        yield url, process.pid
-    finally:
-        stop_process(process, timeout=15)
-
-
-def _wait_until_up(url: str, process: subprocess.Popen, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server exited with status {process.returncode}")
-        try:
-            httpx.get(f"{url}/bench-ready", timeout=1)  # any answer, 404 included, means it is up
-            return
-        except httpx.HTTPError:
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the server at {url} did not come up")
-            time.sleep(0.05)
-
-
-# -- players: one worker's view of one API ----------------------------------------
-
-
-class Failure(Exception):
-    """An unexpected answer; ``key`` is how it is counted (e.g. ``412 version_conflict``)."""
-
-    def __init__(self, key: str):
-        super().__init__(key)
-        self.key = key
-
-
-def _problem_key(response: httpx.Response) -> str:
-    try:
-        code = response.json().get("code", "")
-    except ValueError:
-        code = response.text[:60]
-    return f"{response.status_code} {code}".strip()
-
-
-def expect(response: httpx.Response, status: int) -> dict:
-    if response.status_code != status:
-        raise Failure(_problem_key(response))
-    return response.json()
-
-
-def bearer(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-class RestPlayer:
-    """Plays its own matches through ``/v1``."""
-
-    def __init__(self, http: httpx.AsyncClient, game: Game, rng: random.Random):
-        self.http, self.game, self.rng = http, game, rng
-        self.needs_match = True
-        self.match_id = ""
-        self.tokens: dict[int, str] = {}
-        self.to_act: list[int] = []
-
-    async def setup(self) -> None:
-        created = expect(await self.http.post("/v1/matches", json={"game": self.game.id,
-                                                                   "seed": self.rng.getrandbits(63)}), 201)
-        self.match_id, self.tokens = created["id"], {}
-        for _ in created["seats"]:
-            joined = expect(await self.http.post(f"/v1/matches/{self.match_id}/seats", json={"name": "bench"}), 201)
-            self.tokens[joined["seat"]] = joined["token"]
-        self._absorb(joined["match"])
-
-    async def read(self) -> tuple:
-        seat = self.rng.choice(self.to_act)
-        legal = expect(await self.http.get(f"/v1/matches/{self.match_id}/legal-actions",
-                                           headers=bearer(self.tokens[seat])), 200)
-        if not legal["actions"]:
-            raise Failure("read: no legal actions for a seat to act")
-        return seat, legal["version"], self.rng.choice(legal["actions"])
-
-    async def send(self, prepared: tuple) -> httpx.Response:
-        seat, version, action = prepared
-        return await self.http.post(f"/v1/matches/{self.match_id}/actions", json={"action": action},
-                                    headers={**bearer(self.tokens[seat]), "If-Match": f'"{version}"'})
-
-    def settle(self, response: httpx.Response) -> None:
-        self._absorb(expect(response, 200)["match"])
-
-    def _absorb(self, match: dict) -> None:
-        self.to_act = [seat for seat in match["to_act"] if seat != BOARD_SEAT]  # no worker plays the board here:
-        self.needs_match = match["status"] != "active" or not self.to_act  # a match waiting on it is replaced
 
 
 def selection(schema: dict) -> str:
@@ -391,328 +738,284 @@ def _kinds(prop: dict) -> list:
     return kind if isinstance(kind, list) else [kind]
 
 
-@dataclass
-class GraphQLDocuments:
-    """The operations a GraphQL player sends, with selections generated from the game's schemas."""
+def graphql_documents(game) -> dict[str, str]:
+    """The operations a Grimoire GraphQL player sends, with selections generated from the game's schemas."""
+    from schema.game_types import pascal
 
-    create: str
-    join: str
-    read: str
-    submit: str
-    action_field: str  # the ActionInput field named after the game
-
-    @classmethod
-    def for_game(cls, game: Game) -> "GraphQLDocuments":
-        prefix = pascal(game.id)
-        actions = " ".join(f"... on {prefix}{pascal(t)}Action {selection(s)}"
-                           for t, s in sorted(game.action_schemas.items()))
-        match = f"id version status toAct mySeat view {{ ... on {prefix}View {selection(game.view_schema)} }}"
-        problem = "... on Problem { code message }"
-        return cls(
-            create=("mutation($input: CreateMatchInput!) { createMatch(input: $input) { __typename "
-                    f"... on MatchCreated {{ match {{ id seats {{ seat }} }} }} {problem} }} }}"),
-            join=("mutation($input: JoinMatchInput!) { joinMatch(input: $input) { __typename "
-                  f"... on SeatJoined {{ seat token match {{ status toAct }} }} {problem} }} }}"),
-            read=("query($id: ID!) { match(id: $id) { __typename "
-                  f"... on Match {{ version status toAct legalActions {{ __typename {actions} }} }} {problem} }} }}"),
-            submit=("mutation($input: SubmitActionInput!) { submitAction(input: $input) { __typename "
-                    f"... on ActionAccepted {{ version events duplicate match {{ {match} }} }} {problem} }} }}"),
-            action_field=prefix[0].lower() + prefix[1:],
-        )
+    prefix = pascal(game.id)
+    actions = " ".join(f"... on {prefix}{pascal(t)}Action {selection(s)}"
+                       for t, s in sorted(game.action_schemas.items()))
+    match = f"id version status toAct mySeat view {{ ... on {prefix}View {selection(game.view_schema)} }}"
+    problem = "... on Problem { code message }"
+    return {
+        "create": ("mutation($input: CreateMatchInput!) { createMatch(input: $input) { __typename "
+                   f"... on MatchCreated {{ match {{ id seats {{ seat }} }} }} {problem} }} }}"),
+        "join": ("mutation($input: JoinMatchInput!) { joinMatch(input: $input) { __typename "
+                 f"... on SeatJoined {{ seat token match {{ status toAct }} }} {problem} }} }}"),
+        "read": ("query($id: ID!) { match(id: $id) { __typename "
+                 f"... on Match {{ version status toAct legalActions {{ __typename {actions} }} }} {problem} }} }}"),
+        "submit": ("mutation($input: SubmitActionInput!) { submitAction(input: $input) { __typename "
+                   f"... on ActionAccepted {{ version events duplicate match {{ {match} }} }} {problem} }} }}"),
+        "action_field": prefix[0].lower() + prefix[1:],
+    }
 
 
-def graphql_payload(response: httpx.Response, field_name: str, typename: str | None = None) -> Any:
-    """``data[field_name]`` of a GraphQL response, or a Failure naming what went wrong."""
-    if response.status_code != 200:
-        raise Failure(f"HTTP {response.status_code}")
-    body = response.json()
-    if body.get("errors"):
-        raise Failure(f"GraphQL error: {body['errors'][0].get('message', '')[:80]}")
-    payload = body["data"][field_name]
-    if typename is not None and payload.get("__typename") != typename:
-        raise Failure(f"{payload.get('__typename')} {payload.get('code', '')}".strip())
-    return payload
+def free_port() -> int:
+    from service.store.embedded import free_port as _free_port
+
+    return _free_port()
 
 
-class GraphQLPlayer:
-    """Plays its own matches through ``/graphql``."""
-
-    def __init__(self, http: httpx.AsyncClient, game: Game, rng: random.Random, docs: GraphQLDocuments):
-        self.http, self.game, self.rng, self.docs = http, game, rng, docs
-        self.needs_match = True
-        self.match_id = ""
-        self.tokens: dict[int, str] = {}
-        self.to_act: list[int] = []
-
-    async def _call(self, document: str, variables: dict, field_name: str, typename: str,
-                    token: str | None = None) -> dict:
-        response = await self.http.post("/graphql", json={"query": document, "variables": variables},
-                                        headers=bearer(token) if token else None)
-        return graphql_payload(response, field_name, typename)
-
-    async def setup(self) -> None:
-        created = await self._call(self.docs.create, {"input": {"game": self.game.id,
-                                                                "seed": str(self.rng.getrandbits(63))}},
-                                   "createMatch", "MatchCreated")
-        self.match_id, self.tokens = created["match"]["id"], {}
-        for _ in created["match"]["seats"]:
-            joined = await self._call(self.docs.join, {"input": {"matchId": self.match_id, "name": "bench"}},
-                                      "joinMatch", "SeatJoined")
-            self.tokens[joined["seat"]] = joined["token"]
-        self._absorb(joined["match"])
-
-    async def read(self) -> tuple:
-        seat = self.rng.choice(self.to_act)
-        match = await self._call(self.docs.read, {"id": self.match_id}, "match", "Match", self.tokens[seat])
-        if not match["legalActions"]:
-            raise Failure("read: no legal actions for a seat to act")
-        chosen = self.rng.choice(match["legalActions"])
-        action = {k: v for k, v in chosen.items() if k != "__typename" and v is not None}
-        return seat, match["version"], action
-
-    async def send(self, prepared: tuple) -> httpx.Response:
-        seat, version, action = prepared
-        variables = {"input": {"matchId": self.match_id, "expectedVersion": version,
-                               "action": {self.docs.action_field: action}}}
-        return await self.http.post("/graphql", json={"query": self.docs.submit, "variables": variables},
-                                    headers=bearer(self.tokens[seat]))
-
-    def settle(self, response: httpx.Response) -> None:
-        self._absorb(graphql_payload(response, "submitAction", "ActionAccepted")["match"])
-
-    def _absorb(self, match: dict) -> None:
-        self.to_act = [seat for seat in match["toAct"] if seat != BOARD_SEAT]  # no worker plays the board here:
-        self.needs_match = match["status"] != "active" or not self.to_act  # a match waiting on it is replaced
+def stop(process: subprocess.Popen, timeout: float = 15.0) -> None:
+    if process.poll() is None:
+        process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=timeout)
 
 
-class BaselineStarlettePlayer:
-    """Reads and submits to its own pre-seeded record on the bare Starlette app."""
-
-    def __init__(self, http: httpx.AsyncClient, record_id: str, action: dict):
-        self.http, self.record_id, self.action = http, record_id, action
-        self.needs_match = False
-
-    async def setup(self) -> None:
-        self.needs_match = False
-
-    async def read(self) -> int:
-        return expect(await self.http.get(f"/records/{self.record_id}"), 200)["version"]
-
-    async def send(self, version: int) -> httpx.Response:
-        return await self.http.post(f"/records/{self.record_id}/actions", json={"action": self.action},
-                                    headers={"If-Match": f'"{version}"'})
-
-    def settle(self, response: httpx.Response) -> None:
-        expect(response, 200)
+def _get(url: str, timeout: float = 1.0) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
 
 
-class BaselineStrawberryPlayer:
-    """Reads and submits to its own pre-seeded record on the bare strawberry app."""
-
-    READ = "query($id: String!) { record(id: $id) }"
-    SUBMIT = ("mutation($id: String!, $expectedVersion: Int!, $action: JSON!) "
-              "{ submit(id: $id, expectedVersion: $expectedVersion, action: $action) }")
-
-    def __init__(self, http: httpx.AsyncClient, record_id: str, action: dict):
-        self.http, self.record_id, self.action = http, record_id, action
-        self.needs_match = False
-
-    async def setup(self) -> None:
-        self.needs_match = False
-
-    async def read(self) -> int:
-        response = await self.http.post("/graphql", json={"query": self.READ, "variables": {"id": self.record_id}})
-        version = graphql_payload(response, "record")
-        if version is None:
-            raise Failure("read: no record")
-        return version
-
-    async def send(self, version: int) -> httpx.Response:
-        variables = {"id": self.record_id, "expectedVersion": version, "action": self.action}
-        return await self.http.post("/graphql", json={"query": self.SUBMIT, "variables": variables})
-
-    def settle(self, response: httpx.Response) -> None:
-        if graphql_payload(response, "submit") is None:
-            raise Failure("version conflict or missing record")
-
-
-# -- the load ---------------------------------------------------------------------
-
-
-@dataclass
-class Window:
-    """The measured interval, in ``time.perf_counter()`` seconds."""
-
-    start: float
-    end: float
-
-    def contains(self, started: float, ended: float) -> bool:
-        return self.start <= started and ended <= self.end
-
-    def over(self) -> bool:
-        return time.perf_counter() >= self.end
-
-
-@dataclass
-class Stats:
-    latencies: list[float] = field(default_factory=list)
-    errors: Counter = field(default_factory=Counter)
-    matches: int = 0
-
-
-async def worker(player, window: Window, stats: Stats) -> None:
-    """Read (untimed), submit (timed), until the window closes; a new match when one ends."""
-    while not window.over():
+def wait_up(url: str, process: subprocess.Popen, ready_path: str, timeout: float = 40.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with status {process.returncode}")
         try:
-            if player.needs_match:
-                await player.setup()
-                stats.matches += 1
-            prepared = await player.read()
-            started = time.perf_counter()
-            response = await player.send(prepared)
-            ended = time.perf_counter()
-            player.settle(response)
-        except Failure as failure:
-            stats.errors[failure.key] += 1
-            player.needs_match = True
-            continue
-        except httpx.HTTPError as error:
-            stats.errors[type(error).__name__] += 1
-            player.needs_match = True
-            await asyncio.sleep(0.05)
-            continue
-        if window.contains(started, ended):
-            stats.latencies.append(ended - started)
+            if _get(url + ready_path)[0] < 500:
+                return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the server at {url} did not come up")
+        time.sleep(0.1)
 
 
-class CpuMeter:
-    """CPU seconds used so far by the server process, this process and Redis."""
+@contextlib.contextmanager
+def serving(path: str, redis_url: str, key_prefix: str, floor_python: str):
+    """Run one server in its own process; yield (port, pid)."""
+    port = free_port()
+    if path.startswith("floor-"):
+        config = {"path": path, "redis_url": redis_url, "key_prefix": key_prefix}
+        command = [floor_python, "-m", "uvicorn", f"{MODULE}:floor_app", "--factory", "--loop", "uvloop",
+                   "--http", "httptools", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning",
+                   "--no-access-log"]
+        env = {**os.environ, SERVER_ENV: json.dumps(config)}
+        ready = "/bench-stack"
+    else:  # exactly what `grimoire serve` runs, on the project's own interpreter
+        command = [sys.executable, "-m", "service.cli", "serve"]
+        env = {**os.environ, "REDIS_URL": redis_url, "GRIMOIRE_KEY_PREFIX": key_prefix,
+               "GRIMOIRE_HOST": "127.0.0.1", "GRIMOIRE_PORT": str(port),
+               # raised so they never refuse the benchmark's one address; still checked on every request
+               "GRIMOIRE_RATE_LIMIT_PER_TOKEN": "1000000", "GRIMOIRE_RATE_LIMIT_PER_ADDRESS": "1000000",
+               "GRIMOIRE_MAX_CONNECTIONS_PER_ADDRESS": "1000000"}
+        ready = "/readyz"
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                               stderr=None if path.startswith("floor-") else subprocess.DEVNULL)
+    try:
+        wait_up(f"http://127.0.0.1:{port}", process, ready)
+        yield port, process.pid
+    finally:
+        stop(process)
 
-    def __init__(self, server_pid: int, redis_client: redis.Redis):
-        self.server_pid = server_pid
-        self.redis = redis_client
 
-    def sample(self) -> dict[str, float]:
-        return {"wall": time.perf_counter(), "server": _process_cpu(self.server_pid),
-                "client": time.process_time(), "redis": _redis_cpu(self.redis), "machine": _machine_cpu()}
+class Clients:
+    """The client processes of one path, on the floor interpreter, pinned to the client cores."""
+
+    def __init__(self, floor_python: str, count: int, cores: set[int] | None, base_cfg: dict):
+        self.processes = []
+        for index in range(count):
+            process = subprocess.Popen([floor_python, "-m", MODULE, "--client"], cwd=ROOT, stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, text=True)
+            if cores:
+                os.sched_setaffinity(process.pid, cores)
+            process.stdin.write(json.dumps({**base_cfg, "index": index}) + "\n")
+            process.stdin.flush()
+            self.processes.append(process)
+        self.setup_errors: Counter = Counter()
+        for answer in self._answers():
+            self.setup_errors.update(answer["errors"])
+
+    @property
+    def pids(self) -> list[int]:
+        return [p.pid for p in self.processes]
+
+    def _answers(self) -> list[dict]:
+        answers = []
+        for process in self.processes:
+            line = process.stdout.readline()
+            if not line:
+                raise RuntimeError(f"a client process exited (status {process.poll()})")
+            answers.append(json.loads(line))
+        return answers
+
+    def send(self, commands: list[dict]) -> None:
+        for process, command in zip(self.processes, commands):
+            process.stdin.write(json.dumps(command) + "\n")
+            process.stdin.flush()
+
+    def collect(self) -> dict:
+        merged = {"submit": [], "action": [], "errors": Counter(), "matches": 0, "late": 0}
+        for answer in self._answers():
+            merged["submit"] += answer["submit"]
+            merged["action"] += answer["action"]
+            merged["errors"].update(answer["errors"])
+            merged["matches"] += answer["matches"]
+            merged["late"] += answer["late"]
+        return merged
+
+    def close(self) -> None:
+        for process in self.processes:
+            with contextlib.suppress(OSError):
+                process.stdin.write(json.dumps({"mode": "quit"}) + "\n")
+                process.stdin.close()
+        for process in self.processes:
+            stop(process, timeout=10)
 
 
-def _process_cpu(pid: int) -> float:
+# -- CPU ---------------------------------------------------------------------------------------------------
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a process has used."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _machine_cpu() -> float:
+def machine_cpu() -> float:
     """CPU seconds the whole machine has been busy (all cores, every process)."""
-    try:
-        ticks = [int(t) for t in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
-    except OSError:
-        return float("nan")
-    idle = ticks[3] + ticks[4]  # idle + iowait
-    return (sum(ticks) - idle) / os.sysconf("SC_CLK_TCK")
+    ticks = [int(t) for t in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
 
 
-def _redis_cpu(client: redis.Redis) -> float:
+def redis_cpu(client) -> float:
     info = client.info("cpu")
     return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
-@dataclass
-class Outcome:
-    api: str
-    stats: Stats
-    seconds: float
-    cpu: dict[str, float]  # share of one core, by process
+class CpuMeter:
+    def __init__(self, server_pid: int, client_pids: list[int], redis_client):
+        self.server_pid, self.client_pids, self.redis = server_pid, client_pids, redis_client
 
-    @property
-    def throughput(self) -> float:
-        return len(self.stats.latencies) / self.seconds
+    def sample(self) -> dict[str, float]:
+        return {"wall": time.monotonic(), "server": process_cpu(self.server_pid),
+                "client": sum(process_cpu(p) for p in self.client_pids), "redis": redis_cpu(self.redis),
+                "machine": machine_cpu()}
 
-    @property
-    def server_ms_per_action(self) -> float:
-        """Server CPU per action (its read and submission, and its share of match set-up)."""
-        return 1000 * self.cpu["server"] / self.throughput if self.throughput else float("nan")
+    @staticmethod
+    def shares(before: dict, after: dict) -> dict[str, float]:
+        wall = after["wall"] - before["wall"]
+        cpu = {k: (after[k] - before[k]) / wall for k in ("server", "client", "redis", "machine")}
+        cpu["other"] = max(0.0, cpu.pop("machine") - cpu["server"] - cpu["client"] - cpu["redis"])
+        return cpu
 
 
-async def run_load(api: str, make_player, base_url: str, concurrency: int, warmup: float, seconds: float,
-                   meter: CpuMeter) -> Outcome:
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(base_url=base_url, limits=limits, timeout=30) as http:
-        now = time.perf_counter()
-        window = Window(now + warmup, now + warmup + seconds)
-        stats = Stats()
-        tasks = [asyncio.create_task(worker(make_player(http, i), window, stats)) for i in range(concurrency)]
-        await asyncio.sleep(max(0.0, window.start - time.perf_counter()))
+# -- running a path ----------------------------------------------------------------------------------------
+
+
+def split(total: int, parts: int) -> list[int]:
+    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
+
+
+def run_path(path: str, args, port: int, server_pid: int, redis_client, cores, cfg: dict,
+             open_rate_of) -> dict:
+    """The closed loop, then the open loop at ``open_rate_of(closed actions/s)`` (None: no open loop)."""
+    server_core, client_cores = cores
+    if server_core is not None:
+        os.sched_setaffinity(server_pid, {server_core})
+    per_client = split(args.concurrency, args.clients)
+    players = max(max(per_client), args.open_pool)
+    clients = Clients(args.floor_python, args.clients, client_cores,
+                      {**cfg, "path": path, "host": "127.0.0.1", "port": port, "players": players})
+    meter = CpuMeter(server_pid, clients.pids, redis_client)
+    try:
+        row = {"path": path, "setup_errors": clients.setup_errors}
+        now = time.monotonic() + 0.2
+        start, end = now + args.warmup, now + args.warmup + args.seconds
+        clients.send([{"mode": "closed", "players": n, "start": start, "end": end} for n in per_client])
+        time.sleep(max(0.0, start - time.monotonic()))
         before = meter.sample()
-        await asyncio.sleep(max(0.0, window.end - time.perf_counter()))
+        time.sleep(max(0.0, end - time.monotonic()))
         after = meter.sample()
-        await asyncio.gather(*tasks)
-    wall = after["wall"] - before["wall"]
-    cpu = {name: (after[name] - before[name]) / wall for name in ("server", "client", "redis", "machine")}
-    cpu["other"] = cpu.pop("machine") - cpu["server"] - cpu["client"] - cpu["redis"]
-    return Outcome(api, stats, seconds, cpu)
+        row["closed"] = clients.collect()
+        row["closed_cpu"] = CpuMeter.shares(before, after)
+        row["closed_seconds"] = args.seconds
+        row["closed_rate"] = len(row["closed"]["submit"]) / args.seconds
+        open_rate = open_rate_of(row["closed_rate"])
+        if open_rate:
+            now = time.monotonic() + 0.2
+            start, end = now + args.warmup, now + args.warmup + args.seconds
+            n = args.clients
+            clients.send([{"mode": "open", "warm_start": now, "start": start, "end": end, "rate": open_rate / n,
+                           "phase": i / n} for i in range(n)])
+            time.sleep(max(0.0, start - time.monotonic()))
+            before = meter.sample()
+            time.sleep(max(0.0, end - time.monotonic()))
+            after = meter.sample()
+            row["open"] = clients.collect()
+            row["open_cpu"] = CpuMeter.shares(before, after)
+            row["open_rate"] = open_rate
+        return row
+    finally:
+        clients.close()
 
 
-def player_factory(api: str, game: Game, seed: int, action: dict):
-    """A function (http client, worker index) -> player for ``api``."""
-    if api == "rest":
-        return lambda http, i: RestPlayer(http, game, random.Random(seed * 1000 + i))
-    if api == "graphql":
-        docs = GraphQLDocuments.for_game(game)
-        return lambda http, i: GraphQLPlayer(http, game, random.Random(seed * 1000 + i), docs)
-    if api == "baseline-starlette":
-        return lambda http, i: BaselineStarlettePlayer(http, f"starlette-{i}", action)
-    return lambda http, i: BaselineStrawberryPlayer(http, f"strawberry-{i}", action)
-
-
-def seed_records(client: redis.Redis, prefix: str, api: str, concurrency: int, record: dict) -> None:
-    """One record per baseline worker, at version 0."""
-    kind = api.removeprefix("baseline-")
+def seed_records(client, prefix: str, path: str, args, record: dict) -> None:
+    """One record per floor player, at version 0."""
+    players = max(max(split(args.concurrency, args.clients)), args.open_pool)
     with client.pipeline(transaction=False) as pipe:
-        for i in range(concurrency):
-            key = record_key(prefix, f"{kind}-{i}")
-            pipe.delete(key, f"{key}:log")
-            pipe.hset(key, mapping=record)
-            pipe.expire(key, TTL)
+        for index in range(args.clients):
+            for i in range(players):
+                key = record_key(prefix, f"{path}-{index}-{i}")
+                pipe.delete(key, f"{key}:log")
+                pipe.hset(key, mapping=record)
+                pipe.expire(key, TTL)
         pipe.execute()
 
 
-# -- redis --------------------------------------------------------------------------
-
-
 @contextlib.contextmanager
-def redis_server():
-    """Yield (URL, description): $REDIS_URL, or an embedded redis-server for the run."""
+def redis_server(cores):
+    """Yield (URL, description): $REDIS_URL, or an embedded redis-server pinned to the client cores."""
     url = os.environ.get("REDIS_URL")
     if url:
         parts = urlsplit(url)
-        yield url, f"REDIS_URL ({parts.hostname}:{parts.port or 6379})"
+        yield url, f"REDIS_URL ({parts.hostname}:{parts.port or 6379}; not pinned)"
         return
+    from service.store.embedded import EmbeddedRedis
+
     with tempfile.TemporaryDirectory(prefix="grimoire-bench-") as data_dir:
         server = EmbeddedRedis(data_dir, persist=False)
+        if cores[1]:
+            os.sched_setaffinity(server.process.pid, cores[1])
         try:
-            yield server.url, f"embedded ({server.url})"
+            yield server.url, f"embedded ({server.url}, pinned with the clients)"
         finally:
             server.stop()
 
 
-def delete_keys(client: redis.Redis, prefix: str) -> int:
-    deleted = 0
+def delete_keys(client, prefix: str) -> None:
     batch = []
     for key in client.scan_iter(match=f"{prefix}:*", count=1000):
         batch.append(key)
         if len(batch) >= 500:
-            deleted += client.delete(*batch)
+            client.delete(*batch)
             batch = []
     if batch:
-        deleted += client.delete(*batch)
-    return deleted
+        client.delete(*batch)
 
 
-# -- report -------------------------------------------------------------------------
+# -- report ------------------------------------------------------------------------------------------------
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -727,119 +1030,210 @@ def _version(package: str) -> str:
     try:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
-        return "?"
+        return "-"
 
 
 def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return platform.machine()
 
 
-def print_header(args, redis_desc: str, redis_version: str, record: dict) -> None:
-    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
-    http_impl = "httptools" if importlib.util.find_spec("httptools") else "h11"
+def interpreter_stack(python: str) -> dict[str, bool]:
+    """Which of the fast packages ``python`` can import (what uvicorn's and redis-py's "auto" would use)."""
+    code = ("import importlib.util, json; "
+            f"print(json.dumps({{m: importlib.util.find_spec(m) is not None for m in {list(FAST_STACK)!r}}}))")
+    out = subprocess.run([python, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+
+
+def default_floor_python() -> str:
+    if os.environ.get("GRIMOIRE_FLOOR_PYTHON"):
+        return os.environ["GRIMOIRE_FLOOR_PYTHON"]
+    floor = ROOT / ".venv" / "floor" / "bin" / "python"
+    return str(floor) if floor.exists() else sys.executable
+
+
+def choose_cores() -> tuple[int | None, set[int] | None]:
+    usable = sorted(os.sched_getaffinity(0))
+    if len(usable) < 2:
+        return None, None
+    return usable[0], set(usable[1:])
+
+
+def row_validity(cpu: dict, client_cores: int) -> str:
+    if cpu["server"] >= SATURATED:
+        return "valid"
+    if cpu["client"] + cpu["redis"] + cpu["other"] >= SATURATED * client_cores:
+        return "INVALID (client-bound)"
+    return "INVALID (not saturated)"
+
+
+def print_header(args, redis_desc: str, redis_version: str, record: dict, stacks: dict, cores) -> None:
+    grimoire = stacks["grimoire"]
+    extra = [m for m, present in grimoire.items() if present]
+    readme = "the README install" if not extra else f"NOT the README install: {', '.join(extra)} added to its venv"
     size = sum(len(k) + len(v) for k, v in record.items())
-    print("Grimoire API benchmark: action submission over HTTP")
-    print(f"  machine   {os.cpu_count()} cores ({usable} usable), {_cpu_model()}, {platform.system()} "
-          f"{platform.release()}")
-    print(f"  load      {' '.join(f'{x:.2f}' for x in os.getloadavg())} (1, 5, 15 min averages, before the run)")
-    print(f"  python    {platform.python_version()} ({platform.python_implementation()})")
-    print(f"  stack     uvicorn {_version('uvicorn')} ({loop} loop, {http_impl}), starlette {_version('starlette')}, "
-          f"strawberry-graphql {_version('strawberry-graphql')}, redis-py {_version('redis')}, "
-          f"client httpx {_version('httpx')}")
+    print("Grimoire API benchmark: action submission over HTTP, beside the framework's floor")
+    print(f"  machine   {os.cpu_count()} cores ({len(os.sched_getaffinity(0))} usable), {_cpu_model()}, "
+          f"{platform.system()} {platform.release()}; load {' '.join(f'{x:.2f}' for x in os.getloadavg())} "
+          "(1/5/15 min, before the run)")
+    print(f"  pinning   server on core {cores[0]}, {args.clients} client processes and an embedded Redis on "
+          f"{sorted(cores[1]) if cores[1] else '-'}")
+    print(f"  python    {platform.python_version()}; uvicorn {_version('uvicorn')}, starlette {_version('starlette')}, "
+          f"strawberry-graphql {_version('strawberry-graphql')}, redis-py {_version('redis')}")
+    print(f"  grimoire  `python -m service.cli serve` on {sys.executable}: "
+          f"{'uvloop' if grimoire['uvloop'] else 'asyncio'} loop, {'httptools' if grimoire['httptools'] else 'h11'}, "
+          f"{'hiredis' if grimoire['hiredis'] else 'pure-Python RESP'} ({readme})")
+    floor = stacks.get("floor_reported", {})
+    print(f"  floor     uvicorn --loop uvloop --http httptools on {args.floor_python}: reports "
+          + ", ".join(f"{k}={v}" for k, v in floor.items()) + ", orjson responses")
     print(f"  redis     {redis_version}, {redis_desc}")
-    print(f"  settings  game={args.game}, concurrency={args.concurrency}, warm-up={args.warmup:g} s, "
-          f"measured={args.seconds:g} s per API, seed={args.seed}, match record ~{size} bytes")
+    print(f"  settings  game={args.game}, concurrency={args.concurrency} over {args.clients} client processes, "
+          f"open-loop pool {args.open_pool} per process, warm-up {args.warmup:g} s, {args.seconds:g} s measured "
+          f"per mode, seed={args.seed}, match record ~{size} bytes")
     print()
 
 
-def print_table(outcomes: dict[str, Outcome]) -> None:
-    header = (f"{'API':<20} {'actions/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7} {'matches':>8}"
-              f" {'server CPU ms/action':>21}   CPU % of a core: server / client / redis / other")
+def _ms(values: list[float], q: float) -> float:
+    return 1000 * percentile(values, q)
+
+
+def print_table(rows: dict[str, dict], client_cores: int) -> None:
+    header = (f"{'path':<17} {'actions/s':>9} {'ratio':>6} {'srv CPU':>7} {'ms/act':>6} {'ratio':>6} "
+              f"{'p50':>6} {'p99':>7} {'client':>6} {'redis':>5} {'other':>5} {'err':>4} {'verdict':<24}| "
+              f"{'open rate':>9} {'done/s':>7} {'sub p50':>7} {'sub p99':>7} {'act p50':>7} {'act p99':>7} "
+              f"{'late':>4} {'srv CPU':>7}")
+    print("closed loop (saturated)" + " " * 78 + "| open loop at half the floor's rate (ms)")
     print(header)
     print("-" * len(header))
-    for api, o in outcomes.items():
-        lat = o.stats.latencies
-        matches = str(o.stats.matches) if api in ("rest", "graphql") else "-"
-        cpu = " / ".join(f"{100 * o.cpu[k]:3.0f}" for k in ("server", "client", "redis", "other"))
-        print(f"{api:<20} {o.throughput:>10.1f} {1000 * percentile(lat, 0.50):>8.2f} "
-              f"{1000 * percentile(lat, 0.99):>8.2f} {sum(o.stats.errors.values()):>7} {matches:>8}"
-              f" {o.server_ms_per_action:>21.2f}   {cpu}")
+    for path, row in rows.items():
+        closed, cpu = row["closed"], row["closed_cpu"]
+        rate = len(closed["submit"]) / row["closed_seconds"]
+        ms_per_action = 1000 * cpu["server"] / rate if rate else float("nan")
+        row["rate"], row["ms_per_action"] = rate, ms_per_action
+        floor = rows.get(FLOOR_OF.get(path, ""))
+        ratio = f"{rate / floor['rate']:.2f}" if floor and floor.get("rate") else "-"
+        cpu_ratio = f"{floor['ms_per_action'] / ms_per_action:.2f}" if floor and floor.get("rate") else "-"
+        errors = sum(closed["errors"].values()) + sum(row["setup_errors"].values())
+        line = (f"{path:<17} {rate:>9.0f} {ratio:>6} {100 * cpu['server']:>6.0f}% {ms_per_action:>6.2f} "
+                f"{cpu_ratio:>6} {_ms(closed['submit'], .5):>6.2f} {_ms(closed['submit'], .99):>7.2f} "
+                f"{100 * cpu['client']:>5.0f}% {100 * cpu['redis']:>4.0f}% {100 * cpu['other']:>4.0f}% "
+                f"{errors:>4} {row_validity(cpu, client_cores):<24}| ")
+        if "open" in row:
+            o, ocpu = row["open"], row["open_cpu"]
+            line += (f"{row['open_rate']:>9.0f} {len(o['action']) / row['closed_seconds']:>7.0f} "
+                     f"{_ms(o['submit'], .5):>7.2f} {_ms(o['submit'], .99):>7.2f} {_ms(o['action'], .5):>7.2f} "
+                     f"{_ms(o['action'], .99):>7.2f} {o['late']:>4} {100 * ocpu['server']:>6.0f}%")
+        print(line)
     print()
-    print_ratios(outcomes)
-    for api, o in outcomes.items():
-        for key, count in o.stats.errors.most_common():
-            print(f"error  {api}: {key} x{count}")
-    busy = [api for api, o in outcomes.items() if o.cpu["other"] > BUSY_MACHINE]
+    print("ratio: Grimoire / its floor, actions/s (target >= 0.60, valid rows only) and floor / Grimoire server CPU "
+          "ms per action (the server-bound estimate). p50/p99: submission latency in the closed loop, ms.")
+    print(f"open loop: target submit p50 <= {OPEN_P50_MS:g} ms and p99 <= {OPEN_P99_MS:g} ms; 'act' is from the "
+          "scheduled start (wait for a free player + read + submit); 'late': unanswered 5 s after the window.")
+    for path, row in rows.items():
+        for label, counter in (("set-up", row["setup_errors"]), ("closed", row["closed"]["errors"]),
+                               ("open", row.get("open", {}).get("errors", {}))):
+            for key, count in Counter(counter).most_common(5):
+                print(f"error  {path} ({label}): {key} x{count}")
+    for path, row in rows.items():
+        verdict = []
+        floor = rows.get(FLOOR_OF.get(path, ""))
+        if floor and row_validity(row["closed_cpu"], client_cores) == "valid" \
+                and row_validity(floor["closed_cpu"], client_cores) == "valid":
+            verdict.append(f"{row['rate'] / floor['rate']:.2f}x its floor "
+                           f"({'meets' if row['rate'] / floor['rate'] >= TARGET_RATIO else 'below'} 0.60)")
+        elif floor:
+            verdict.append("no ratio verdict: a row is INVALID")
+        if "open" in row and path in FLOOR_OF:
+            p50, p99 = _ms(row["open"]["submit"], .5), _ms(row["open"]["submit"], .99)
+            ok = p50 <= OPEN_P50_MS and p99 <= OPEN_P99_MS
+            verdict.append(f"open-loop submit p50 {p50:.1f} / p99 {p99:.1f} ms ({'meets' if ok else 'misses'} "
+                           f"{OPEN_P50_MS:g}/{OPEN_P99_MS:g})")
+        if verdict:
+            print(f"{path}: " + "; ".join(verdict))
+    busy = [p for p, r in rows.items() if r["closed_cpu"]["other"] > BUSY_MACHINE]
     if busy:
-        print(f"warning: other processes kept the machine busy during {', '.join(busy)} "
-              f"(more than {BUSY_MACHINE:.0%} of a core): those figures are noise, run again on a quiet machine")
-    client_bound = [api for api, o in outcomes.items() if o.cpu["client"] > CLIENT_BOUND]
-    if client_bound:
-        print(f"note: the load generator used more than {CLIENT_BOUND:.0%} of a core during {', '.join(client_bound)}: "
-              "that throughput is capped by the client, not the server; the server-CPU ratio is the better guide")
+        print(f"warning: other processes used more than {BUSY_MACHINE:.0%} of a core during {', '.join(busy)}: "
+              "those figures are noise; run again on a quiet machine")
 
 
-def print_ratios(outcomes: dict[str, Outcome]) -> None:
-    """API / baseline by throughput (the target) and by server CPU per action (the server-bound estimate)."""
-    for api, baseline in RATIOS:
-        if api not in outcomes or baseline not in outcomes or not outcomes[baseline].throughput:
-            continue
-        ratio = outcomes[api].throughput / outcomes[baseline].throughput
-        cpu_ratio = outcomes[baseline].server_ms_per_action / outcomes[api].server_ms_per_action
-        verdict = "meets" if ratio >= TARGET_RATIO else "below"
-        print(f"{api + ' / ' + baseline:<32} throughput {ratio:5.2f} ({verdict} the {TARGET_RATIO:.0%} target);"
-              f" server CPU per action {cpu_ratio:5.2f}")
-
-
-# -- main ---------------------------------------------------------------------------
+# -- main --------------------------------------------------------------------------------------------------
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m tests.benchmarks.bench_api",
-                                     description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=10.0, help="measured seconds per API (default 10)")
-    parser.add_argument("--warmup", type=float, default=2.0, help="warm-up seconds per API (default 2)")
-    parser.add_argument("--concurrency", type=int, default=16, help="concurrent workers (default 16)")
-    parser.add_argument("--game", default=None,
-                        help="game to play (default casting-stones when registered, else high-card)")
-    parser.add_argument("--apis", default=",".join(APIS), help=f"comma-separated subset of {','.join(APIS)}")
-    parser.add_argument("--seed", type=int, default=1, help="seed of matches and action choices (default 1)")
+    parser = argparse.ArgumentParser(prog="python -m tests.benchmarks.bench_api", description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10.0, help="measured seconds per path and mode (default 10)")
+    parser.add_argument("--warmup", type=float, default=2.0, help="warm-up seconds per path and mode (default 2)")
+    parser.add_argument("--concurrency", type=int, default=16, help="closed-loop players in all (default 16)")
+    parser.add_argument("--clients", type=int, default=3, help="client processes (default 3)")
+    parser.add_argument("--open-pool", type=int, default=16, help="open-loop players per client process (default 16)")
+    parser.add_argument("--open-rate", type=float, default=None,
+                        help="open-loop actions/s for every path (default: half the floor's saturated rate)")
+    parser.add_argument("--no-open-loop", action="store_true", help="closed loop only")
+    parser.add_argument("--game", default="casting-stones", help="game Grimoire plays (default casting-stones)")
+    parser.add_argument("--paths", default=",".join(PATHS), help=f"comma-separated subset of {','.join(PATHS)}")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--floor-python", default=default_floor_python(),
+                        help="interpreter with uvloop/httptools/hiredis/orjson for the floor apps and the clients "
+                             "(default $GRIMOIRE_FLOOR_PYTHON, else .venv/floor/bin/python, else this one)")
     args = parser.parse_args(argv)
-    args.game = args.game or default_game()
-    args.apis = [a.strip() for a in args.apis.split(",") if a.strip()]
-    unknown = set(args.apis) - set(APIS)
-    if unknown:
-        parser.error(f"unknown API(s): {', '.join(sorted(unknown))}")
-    if args.game not in bench_games(args.game):
-        parser.error(f"unknown game {args.game!r}; registered: {', '.join(bench_games(HIGH_CARD.id))}")
+    args.paths = [p.strip() for p in args.paths.split(",") if p.strip()]
+    if set(args.paths) - set(PATHS):
+        parser.error(f"unknown path(s): {', '.join(sorted(set(args.paths) - set(PATHS)))}")
     return args
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    game = bench_games(args.game)[args.game]
+    import redis
+
+    from service.games import all_games
+
+    games = all_games()
+    if args.game not in games:
+        print(f"unknown game {args.game!r}; registered: {', '.join(games)}", file=sys.stderr)
+        return 2
+    floor_stack = interpreter_stack(args.floor_python)
+    missing = [m for m, present in floor_stack.items() if not present]
+    if missing:
+        print(f"The floor needs {', '.join(FAST_STACK)}; {args.floor_python} lacks {', '.join(missing)}. "
+              "See this script's docstring: a floor venv (.venv/floor), or "
+              "`.venv/bin/pip install uvloop httptools hiredis orjson`.", file=sys.stderr)
+        return 2
+    game = games[args.game]
     record, action = sample_record(game, args.seed)
+    cfg = {"game": game.id, "action": action, "documents": graphql_documents(game), "seed": args.seed}
+    stacks = {"grimoire": interpreter_stack(sys.executable)}
+    cores = choose_cores()
+    client_cores = len(cores[1]) if cores[1] else 1
     key_prefix = f"bench-{uuid.uuid4().hex[:12]}"
-    with redis_server() as (redis_url, redis_desc):
+    rows: dict[str, dict] = {}
+    with redis_server(cores) as (redis_url, redis_desc):
         client = redis.Redis.from_url(redis_url, decode_responses=True)
         try:
-            print_header(args, redis_desc, client.info("server")["redis_version"], record)
-            outcomes = {}
-            for api in args.apis:
-                if api.startswith("baseline-"):
-                    seed_records(client, key_prefix, api, args.concurrency, record)
-                with serving(api, redis_url, key_prefix, args.game) as (url, pid):
-                    outcomes[api] = asyncio.run(run_load(
-                        api, player_factory(api, game, args.seed, action), url, args.concurrency,
-                        args.warmup, args.seconds, CpuMeter(pid, client)))
-            print_table(outcomes)
+            for path in args.paths:
+                if path.startswith("floor-"):
+                    seed_records(client, key_prefix, path, args, record)
+                floor = rows.get(FLOOR_OF.get(path, path))
+                if args.no_open_loop:
+                    open_rate_of = lambda rate: None  # noqa: E731
+                elif args.open_rate:
+                    open_rate_of = lambda rate: args.open_rate  # noqa: E731
+                elif path.startswith("floor-"):
+                    open_rate_of = lambda rate: rate / 2  # noqa: E731
+                else:
+                    open_rate_of = lambda rate, floor=floor: floor["closed_rate"] / 2 if floor else None  # noqa: E731
+                with serving(path, redis_url, key_prefix, args.floor_python) as (port, pid):
+                    if path.startswith("floor-") and "floor_reported" not in stacks:
+                        stacks["floor_reported"] = json.loads(_get(f"http://127.0.0.1:{port}/bench-stack")[1])
+                    row = run_path(path, args, port, pid, client, cores, cfg, open_rate_of)
+                rows[path] = row
+                print(f"  ... {path}: {row['closed_rate']:.0f} actions/s, server "
+                      f"{100 * row['closed_cpu']['server']:.0f}% of a core", file=sys.stderr, flush=True)
+            print_header(args, redis_desc, client.info("server")["redis_version"], record, stacks, cores)
+            print_table(rows, client_cores)
         finally:
             delete_keys(client, key_prefix)
             client.close()
@@ -847,4 +1241,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    if "--client" in sys.argv[1:]:
+        run_client()
+    else:
+        sys.exit(main())
