@@ -140,6 +140,19 @@ class Dispatcher:
             return False
         return True
 
+    def enqueue_lost(self, match: Match) -> int:
+        """Enqueue again, as new attempts, the bot moves ``match`` waits on: after a failover lost
+        acknowledged writes, their first jobs ran and are done. Returns how many were enqueued."""
+        enqueued = 0
+        for seat in match.to_act:
+            if bot_level(match, seat) is None:
+                continue
+            member = f"{match.id}|{match.version}|{seat}"
+            attempt = self.connection.hincrby(self.attempts_key, member, 1)
+            self.connection.zadd(self.pending_key, {member: time.time()})
+            enqueued += self.enqueue_bot(match.id, match.version, seat, attempt)
+        return enqueued
+
     def done(self, match_id: str, version: int, seat: int) -> None:
         """The bot move (match, version, seat) needs no more attempts."""
         member = f"{match_id}|{version}|{seat}"

@@ -99,6 +99,15 @@ async def _play_bot(match_id: str, version: int, seat: int) -> dict[str, Any]:
             dispatcher.done(match_id, version, seat)
             return {"outcome": "gone"}
         level = bot_level(match, seat)
+        if match.status == "active" and match.version < version:
+            # The store is behind the move that enqueued this job: a failover without replica acks lost
+            # acknowledged writes. The jobs of the versions it is back at have run and are done, so neither
+            # the store's listener nor the watchdog would play them again: enqueue them anew.
+            log.warning("match %s is at v%d, behind this bot move's v%d: acknowledged writes were lost; "
+                        "its waiting bot moves are enqueued again", match_id, match.version, version)
+            dispatcher.enqueue_lost(match)
+            dispatcher.done(match_id, version, seat)
+            return {"outcome": "behind", "version": match.version}
         if match.status != "active" or match.version != version or seat not in match.to_act or level is None:
             if match.version > version and store.replica_acks:
                 # an earlier attempt's move may stand unconfirmed (ReplicaAckTimeout): a failover could still

@@ -45,3 +45,25 @@ def test_a_bot_job_waits_out_a_store_outage_and_plays(tmp_path, settings, games,
     finally:
         runtime.configure(previous.settings, previous.games)
         server.stop()
+
+
+def test_a_bot_move_lost_in_a_failover_is_played_again(client, drain, worker_runtime, rq_connection, key_prefix):
+    """Issue #23, item 11: without replica acks a failover can lose an acknowledged bot move. The job its
+    commit had enqueued then finds the match behind it, and enqueues the lost version's move anew (its
+    own job ran and is done: neither the listener nor the watchdog would play it again)."""
+    from rq import Queue
+
+    from workers.dispatch import queue_names
+
+    created = client.post("/v1/matches", json={"game": "high-card", "seed": 5,
+                                               "bots": [{"seat": 0, "level": "random"}]}).json()
+    match_id = created["id"]
+    client.post(f"/v1/matches/{match_id}/seats", json={"name": "Ann"})  # starts: the bot is to act at v0
+    # As if the v0 move's job had run, its write been acknowledged and then lost with its master:
+    Queue(queue_names(key_prefix)["bots"], connection=rq_connection).empty()
+    worker_runtime.dispatcher(rq_connection).done(match_id, 0, 0)
+    outcome = jobs.play_bot(match_id, 1, 0)  # the job the lost commit enqueued for its next version
+    assert outcome == {"outcome": "behind", "version": 0}
+    drain()
+    played = client.get(f"/v1/matches/{match_id}").json()
+    assert played["version"] == 1 and 0 not in played["to_act"]
