@@ -65,9 +65,10 @@ pre-seeded record, reads its version and submits at it. Only the submission is t
 
 The server is pinned to one core and the clients (and an embedded Redis) to the others
 (``os.sched_setaffinity``), so the server's CPU share is its own. A server below 90% of a core during the
-window makes the row ``INVALID``: ``(client-bound)`` when the client cores were full (add ``--clients``, or
-run on a machine with more cores), ``(not saturated)`` otherwise (add ``--concurrency``). Only valid rows
-compare frameworks; the ratio of server CPU ms per action is printed too, as the server-bound estimate.
+window makes the row ``INVALID``: ``(client-bound)`` when the clients and Redis filled their cores (add
+``--clients``, or run on a machine with more cores), ``(machine busy)`` when other processes took more than a
+quarter of a core (run again on a quiet machine), ``(not saturated)`` otherwise (add ``--concurrency``). Only
+valid rows compare frameworks; the ratio of server CPU ms per action is printed too, as the server-bound estimate.
 
 Why not ``wrk``: its Lua ``request()`` is not told which connection it is building for, so the loop "read
 the version (and, for Grimoire, the legal actions, which need a JSON parser wrk's Lua lacks), then submit
@@ -116,6 +117,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Optional
 from urllib.parse import urlsplit
+
+from strawberry.scalars import JSON  # module level: strawberry resolves the floor schema's annotations here
 
 try:
     import orjson
@@ -261,7 +264,6 @@ def floor_graphql_app(records: FloorRecords):
     from starlette.routing import Route
     from strawberry.asgi import GraphQL
     from strawberry.extensions import ParserCache, ValidationCache
-    from strawberry.scalars import JSON
 
     @strawberry.type
     class Query:
@@ -1065,8 +1067,10 @@ def choose_cores() -> tuple[int | None, set[int] | None]:
 def row_validity(cpu: dict, client_cores: int) -> str:
     if cpu["server"] >= SATURATED:
         return "valid"
-    if cpu["client"] + cpu["redis"] + cpu["other"] >= SATURATED * client_cores:
+    if cpu["client"] + cpu["redis"] >= SATURATED * client_cores:
         return "INVALID (client-bound)"
+    if cpu["other"] > BUSY_MACHINE:
+        return "INVALID (machine busy)"
     return "INVALID (not saturated)"
 
 
@@ -1086,9 +1090,10 @@ def print_header(args, redis_desc: str, redis_version: str, record: dict, stacks
     print(f"  grimoire  `python -m service.cli serve` on {sys.executable}: "
           f"{'uvloop' if grimoire['uvloop'] else 'asyncio'} loop, {'httptools' if grimoire['httptools'] else 'h11'}, "
           f"{'hiredis' if grimoire['hiredis'] else 'pure-Python RESP'} ({readme})")
-    floor = stacks.get("floor_reported", {})
-    print(f"  floor     uvicorn --loop uvloop --http httptools on {args.floor_python}: reports "
-          + ", ".join(f"{k}={v}" for k, v in floor.items()) + ", orjson responses")
+    floor = stacks.get("floor_reported")
+    reported = ", ".join(f"{k}={v}" for k, v in floor.items()) if floor else "(no floor path run)"
+    print(f"  floor     uvicorn --loop uvloop --http httptools on {args.floor_python}: reports {reported}, "
+          "orjson responses")
     print(f"  redis     {redis_version}, {redis_desc}")
     print(f"  settings  game={args.game}, concurrency={args.concurrency} over {args.clients} client processes, "
           f"open-loop pool {args.open_pool} per process, warm-up {args.warmup:g} s, {args.seconds:g} s measured "
@@ -1123,7 +1128,7 @@ def print_table(rows: dict[str, dict], client_cores: int) -> None:
                 f"{errors:>4} {row_validity(cpu, client_cores):<24}| ")
         if "open" in row:
             o, ocpu = row["open"], row["open_cpu"]
-            line += (f"{row['open_rate']:>9.0f} {len(o['action']) / row['closed_seconds']:>7.0f} "
+            line += (f"{row['open_rate']:>9.0f} {(len(o['action']) - o['late']) / row['closed_seconds']:>7.0f} "
                      f"{_ms(o['submit'], .5):>7.2f} {_ms(o['submit'], .99):>7.2f} {_ms(o['action'], .5):>7.2f} "
                      f"{_ms(o['action'], .99):>7.2f} {o['late']:>4} {100 * ocpu['server']:>6.0f}%")
         print(line)
