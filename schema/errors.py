@@ -16,7 +16,7 @@ from graphql import GraphQLError, OperationDefinitionNode
 from strawberry.extensions import MaskErrors, SchemaExtension
 
 from service.logs import request_id
-from service.store.connect import STORE_UNAVAILABLE
+from service.store.connect import STORE_UNAVAILABLE, ReplicaAckTimeout
 
 log = logging.getLogger("grimoire.graphql")
 
@@ -51,7 +51,10 @@ class MaskUnexpectedErrors(MaskErrors):
 
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
         unavailable = isinstance(error.original_error, STORE_UNAVAILABLE)
-        return GraphQLError(UNAVAILABLE_MESSAGE if unavailable else INTERNAL_MESSAGE, nodes=error.nodes,
+        message = UNAVAILABLE_MESSAGE if unavailable else INTERNAL_MESSAGE
+        if isinstance(error.original_error, ReplicaAckTimeout):  # our own words: how to learn the action's fate
+            message = str(error.original_error).replace("Idempotency-Key", "idempotencyKey")
+        return GraphQLError(message, nodes=error.nodes,
                             source=error.source, positions=error.positions, path=error.path,
                             extensions={"code": "service_unavailable" if unavailable else "internal_error",
                                         "request_id": request_id.get()})
