@@ -801,6 +801,19 @@ def wait_up(url: str, process: subprocess.Popen, ready_path: str, timeout: float
         time.sleep(0.1)
 
 
+def grimoire_command() -> list[str]:
+    """Exactly what `grimoire serve` runs, on the project's own interpreter."""
+    return [sys.executable, "-m", "service.cli", "serve"]
+
+
+def grimoire_env(redis_url: str, key_prefix: str, port: int, **extra: str) -> dict[str, str]:
+    """Default settings, but for the limits that would refuse the benchmark's one client address (raised, so
+    they are still checked on every request)."""
+    return {**os.environ, "REDIS_URL": redis_url, "GRIMOIRE_KEY_PREFIX": key_prefix, "GRIMOIRE_HOST": "127.0.0.1",
+            "GRIMOIRE_PORT": str(port), "GRIMOIRE_RATE_LIMIT_PER_TOKEN": "1000000",
+            "GRIMOIRE_RATE_LIMIT_PER_ADDRESS": "1000000", "GRIMOIRE_MAX_CONNECTIONS_PER_ADDRESS": "1000000", **extra}
+
+
 @contextlib.contextmanager
 def serving(path: str, redis_url: str, key_prefix: str, floor_python: str):
     """Run one server in its own process; yield (port, pid)."""
@@ -812,14 +825,8 @@ def serving(path: str, redis_url: str, key_prefix: str, floor_python: str):
                    "--no-access-log"]
         env = {**os.environ, SERVER_ENV: json.dumps(config)}
         ready = "/bench-stack"
-    else:  # exactly what `grimoire serve` runs, on the project's own interpreter
-        command = [sys.executable, "-m", "service.cli", "serve"]
-        env = {**os.environ, "REDIS_URL": redis_url, "GRIMOIRE_KEY_PREFIX": key_prefix,
-               "GRIMOIRE_HOST": "127.0.0.1", "GRIMOIRE_PORT": str(port),
-               # raised so they never refuse the benchmark's one address; still checked on every request
-               "GRIMOIRE_RATE_LIMIT_PER_TOKEN": "1000000", "GRIMOIRE_RATE_LIMIT_PER_ADDRESS": "1000000",
-               "GRIMOIRE_MAX_CONNECTIONS_PER_ADDRESS": "1000000"}
-        ready = "/readyz"
+    else:
+        command, env, ready = grimoire_command(), grimoire_env(redis_url, key_prefix, port), "/readyz"
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                                stderr=None if path.startswith("floor-") else subprocess.DEVNULL)
     try:
