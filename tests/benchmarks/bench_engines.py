@@ -153,14 +153,20 @@ def main(argv: list[str] | None = None) -> int:
     core = args.core if args.core is not None else sorted(os.sched_getaffinity(0))[-1]
     os.sched_setaffinity(0, {core})
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    rows = []
+    rows, failures = [], []
     for game_id in chosen:
         game = games[game_id]
         seats = min(max(args.seats or game.min_seats, game.min_seats), game.max_seats)
         for variant in game.variant_ids():
             played = playouts(game, variant, seats, args.seconds, args.max_steps, args.seed)
-            iterations, decisions = (strong_rate(game, variant, seats, args.strong_seconds, args.strong_ms, args.seed)
-                                     if args.strong_seconds > 0 else (float("nan"), 0))
+            iterations, decisions = float("nan"), 0
+            if args.strong_seconds > 0:
+                try:
+                    iterations, decisions = strong_rate(game, variant, seats, args.strong_seconds, args.strong_ms,
+                                                        args.seed)
+                except Exception as error:  # shown under the table; the other variants still run
+                    failures.append(f"strong on {game_id}:{variant} (seed {args.seed}): "
+                                    f"{type(error).__name__}: {error}")
             rows.append((game_id, variant, seats, played, iterations, decisions))
             print(f"  ... {game_id}:{variant} {played['rate']:.0f} actions/s", file=sys.stderr, flush=True)
     print("Grimoire engines benchmark: random playouts (legal actions + apply + view per step) and strong search")
@@ -178,12 +184,16 @@ def main(argv: list[str] | None = None) -> int:
         verdict = f"{p['rate'] / TARGET:.2f}x"
         print(f"{game_id:<20} {variant:<20} {seats:>5} {p['matches']:>7} {p['steps']:>8} {p['rate']:>9.0f} "
               f"{TARGET:>7} {verdict:>9} {100 * p['apply']:>5.0f}% {100 * p['legal']:>5.0f}% {100 * p['view']:>5.0f}% "
-              f"{iterations:>11.0f} {decisions:>9} {100 * p['cpu']:>4.0f}%")
+              f"{'-' if iterations != iterations else f'{iterations:.0f}':>11} {decisions:>9} {100 * p['cpu']:>4.0f}%")
     below = [f"{g}:{v}" for g, v, _, p, _, _ in rows if p["rate"] < TARGET]
     print()
     print(f"target: >= {TARGET:,} actions/s for every game and variant on one core; below it: "
           f"{', '.join(below) if below else 'none'}. 'view' includes result() and to_act() of the new state. "
           "CPU: this process's share of its core while playing (below ~95%: the core was shared, figures low).")
+    print("strong it/s '-': no decision searched (an error below, or none in the time given with more than one "
+          "legal action and a search).")
+    for failure in failures:
+        print(f"error  {failure}")
     return 0
 
 
