@@ -39,7 +39,7 @@ from starlette.routing import Route
 
 from service.store import MatchStore, StoreError, bearer_token
 from service.store.connect import STORE_UNAVAILABLE
-from service.store.live import Lease, LiveUpdates, StoreUnavailable, turns
+from service.store.live import Lease, LiveUpdates, StoreUnavailable, turns, within
 from service.store.tokens import token_match
 
 from .problems import problem
@@ -113,7 +113,7 @@ class EventStream:
         try:
             async for item in self.items:
                 chunk = keepalive if item is None else _encode(item[0], item[1], self.fmt, item[2])
-                await asyncio.wait_for(send({"type": "http.response.body", "body": chunk, "more_body": True}),
+                await within(send({"type": "http.response.body", "body": chunk, "more_body": True}),
                                        self.send_timeout)
             if self.live.closing.is_set():
                 reason = "shutdown"
@@ -129,7 +129,7 @@ class EventStream:
             reason = "internal_error"
         end = _encode("end", {"reason": reason}, self.fmt)
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(send({"type": "http.response.body", "body": end, "more_body": False}), 1.0)
+            await within(send({"type": "http.response.body", "body": end, "more_body": False}), 1.0)
 
 
 def _format(request: Request) -> str:

@@ -64,6 +64,22 @@ class StoreUnavailable(StoreError):
 STORE_DOWN_MESSAGE = "The match store is unavailable; reconnect shortly and resume with `after`."
 
 
+async def within(awaitable: Awaitable, seconds: float):
+    """``await awaitable``, raising TimeoutError after ``seconds``; a cancellation of the task always wins.
+
+    A cancellation that races a timeout (or a Redis error, see :func:`guarded`)
+    must not be taken for it: a stream whose client left then ran on forever,
+    holding its follower and its slot (seen under load on Python 3.11).
+    """
+    try:
+        async with asyncio.timeout(seconds):
+            return await awaitable
+    except TimeoutError:
+        if asyncio.current_task().cancelling():
+            raise asyncio.CancelledError() from None
+        raise
+
+
 async def guarded(call: Callable[[], Awaitable], timeout: float):
     """``call()``'s result, tried again until ``timeout`` has passed; then :class:`StoreUnavailable`.
 
@@ -75,8 +91,11 @@ async def guarded(call: Callable[[], Awaitable], timeout: float):
     deadline = loop.time() + timeout
     while True:
         try:
-            return await asyncio.wait_for(call(), max(deadline - loop.time(), 0.01))
+            return await within(call(), max(deadline - loop.time(), 0.01))
         except (*STORE_UNAVAILABLE, asyncio.TimeoutError, OSError) as error:
+            if asyncio.current_task().cancelling():
+                # redis-py can turn a cancellation into a ConnectionError: the task must still end
+                raise asyncio.CancelledError() from None
             if loop.time() + _RETRY >= deadline:
                 log.warning("live updates: the store did not answer (%s)", type(error).__name__)
                 raise StoreUnavailable(STORE_DOWN_MESSAGE) from None
@@ -173,7 +192,7 @@ class LiveUpdates:
                     channel.ready.clear()
                 self._wake_all(stale=True)
                 with contextlib.suppress(Exception):
-                    await asyncio.wait_for(pubsub.aclose(), 1.0)
+                    await within(pubsub.aclose(), 1.0)
 
     async def _serve(self, pubsub) -> None:
         """Keep ``pubsub`` subscribed to the followed matches and dispatch its messages; raises when it fails."""
@@ -201,7 +220,7 @@ class LiveUpdates:
                 self._changed.clear()
                 pong_due = None
                 with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self._changed.wait(), self.ping_interval)
+                    await within(self._changed.wait(), self.ping_interval)
                 continue
             now = loop.time()
             if pong_due is not None and now > pong_due:
@@ -261,41 +280,51 @@ class LiveUpdates:
         follower = _Follower()
         channel = self._join(match_id, follower)
         try:
-            last = after
-            while not self.closing.is_set():
-                follower.wake.clear()
-                subscribed = channel.ready.is_set()
-                updates = await guarded(lambda: self._after(channel, last), self.timeout)
-                for update in updates:
-                    last = update.version
+            async with contextlib.aclosing(self._updates(match_id, channel, follower, after, idle,
+                                                         seat_check)) as updates:
+                async for update in updates:
                     yield update
-                    if update.status == "finished":
-                        return
-                if updates:
-                    continue
-                if await guarded(lambda: self._finished_at(match_id, last), self.timeout):
-                    return
-                if not subscribed:
-                    # read again once subscribed: an action committed before that sent no wake-up here
-                    await self._until_subscribed(channel)
-                    continue
-                if follower.seats_changed:
-                    follower.seats_changed = False
-                    if seat_check is not None:
-                        await guarded(seat_check, self.timeout)
-                    yield None  # a seat was taken: no log entry, but the match changed
-                    continue
-                try:
-                    await asyncio.wait_for(follower.wake.wait(), idle)
-                except asyncio.TimeoutError:
-                    channel.stale = True  # in case a notification was missed
-                    yield None
+        except StoreUnavailable:
+            if not self.closing.is_set():  # at shutdown the store's client closes under the followers
+                raise
         finally:
             self._leave(channel, follower)
 
+    async def _updates(self, match_id: str, channel: _Channel, follower: _Follower, after: int, idle: float,
+                       seat_check) -> AsyncIterator[Update | None]:
+        last = after
+        while not self.closing.is_set():
+            follower.wake.clear()
+            subscribed = channel.ready.is_set()
+            updates = await guarded(lambda: self._after(channel, last), self.timeout)
+            for update in updates:
+                last = update.version
+                yield update
+                if update.status == "finished":
+                    return
+            if updates:
+                continue
+            if await guarded(lambda: self._finished_at(match_id, last), self.timeout):
+                return
+            if not subscribed:
+                # read again once subscribed: an action committed before that sent no wake-up here
+                await self._until_subscribed(channel)
+                continue
+            if follower.seats_changed:
+                follower.seats_changed = False
+                if seat_check is not None:
+                    await guarded(seat_check, self.timeout)
+                yield None  # a seat was taken: no log entry, but the match changed
+                continue
+            try:
+                await within(follower.wake.wait(), idle)
+            except asyncio.TimeoutError:
+                channel.stale = True  # in case a notification was missed
+                yield None
+
     async def _until_subscribed(self, channel: _Channel) -> None:
         try:
-            await asyncio.wait_for(channel.ready.wait(), self.timeout)
+            await within(channel.ready.wait(), self.timeout)
         except asyncio.TimeoutError:
             raise StoreUnavailable(STORE_DOWN_MESSAGE) from None
 
@@ -376,6 +405,7 @@ class Lease:
     id: str
     ttl: float
     renewed: float = field(default_factory=time.monotonic)
+    _later: asyncio.Task | None = None
 
     async def renew(self) -> None:
         """Push the expiry back (cheap to call often: it talks to Redis once a third of the ttl)."""
@@ -388,14 +418,32 @@ class Lease:
                                                             pipe.pexpireat(key, expires)))
 
     async def release(self) -> None:
-        """Give the slots back; idempotent. If Redis does not answer, they expire within ``ttl``."""
+        """Give the slots back; idempotent. If Redis does not answer, a task tries again until it
+        does or the lease has expired by itself (``ttl``)."""
         keys, self.keys = self.keys, []
+        if not keys:
+            if self.limit is not None:
+                self.limit.held.discard(self)
+            return
+        try:
+            await self._each(keys, lambda pipe, key: pipe.zrem(key, self.id))
+        except StoreUnavailable:
+            self._later = asyncio.get_running_loop().create_task(self._release_later(keys))  # held: not GC'd
+            return
         if self.limit is not None:
             self.limit.held.discard(self)
-        if not keys:
-            return
-        with contextlib.suppress(StoreUnavailable):
-            await self._each(keys, lambda pipe, key: pipe.zrem(key, self.id))
+
+    async def _release_later(self, keys: list[str]) -> None:
+        give_up = time.monotonic() + self.ttl
+        try:
+            while time.monotonic() < give_up:
+                await asyncio.sleep(0.5)
+                with contextlib.suppress(StoreUnavailable):
+                    await self._each(keys, lambda pipe, key: pipe.zrem(key, self.id))
+                    return
+        finally:
+            if self.limit is not None:
+                self.limit.held.discard(self)
 
     async def _each(self, keys: list[str], command: Callable) -> None:
         async def run():
@@ -420,7 +468,7 @@ class StreamLimit:
     def __init__(self, limit: int, *, ttl: float = 60.0):
         self.limit = limit
         self.ttl = ttl
-        self.held: set[Lease] = set()  # this process's unreleased leases (tests and metrics)
+        self.held: set[Lease] = set()  # this process's leases not yet given back to Redis
 
     def key(self, store: MatchStore, token: str) -> str:
         return f"{store.key(token_match(token) or '')}:streams:{hash_token(token)[:32]}"
@@ -505,7 +553,7 @@ async def turns(live: LiveUpdates, seats: list[tuple[str, int]], *, idle: float 
     try:
         while not live.closing.is_set():
             try:
-                item = await asyncio.wait_for(queue.get(), idle)
+                item = await within(queue.get(), idle)
             except asyncio.TimeoutError:
                 if all(t.done() for t in tasks) and queue.empty():
                     return

@@ -66,6 +66,8 @@ class ThreadedServer:
         self.server.should_exit = True
 
     def stop(self) -> None:
+        if not self.thread.is_alive():
+            return
         self.begin_shutdown()
         self.thread.join(timeout=20)
         assert not self.thread.is_alive(), "the server did not stop"
@@ -80,6 +82,7 @@ def own_redis(tmp_path):
 
     def restart():
         servers.append(EmbeddedRedis(tmp_path / "redis", port=servers[0].port))
+        servers[-1].restart = restart
         return servers[-1]
 
     servers[0].restart = restart
