@@ -79,7 +79,7 @@ P99_TARGET_MS, MEMORY_TARGET_KIB = 50.0, 24.0
 DRAIN = 2.0  # seconds after the last write before deliveries are counted
 TTL = 3600
 WS_QUERY = ("subscription($id: ID!) { matchEvents(matchId: $id, after: 0) { __typename "
-            "... on MatchEvent { version seat events status toAct at } } }")
+            "... on MatchEvent { version seat events status toAct at } ... on StreamEnded { reason } } }")
 VERSION = re.compile(rb'"version":(\d+)')
 
 
@@ -180,18 +180,20 @@ async def sse_subscriber(host: str, port: int, path: str, received: list, ready:
             if chunked:
                 size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
                 if size == 0:
-                    return
+                    raise ConnectionError("stream ended by the server")
                 data = (await reader.readexactly(size + 2))[:-2]
             else:
                 data = await reader.read(65536)
                 if not data:
-                    return
+                    raise ConnectionError("stream ended by the server")
             now = time.time()
             buffer += data
             while (end := buffer.find(b"\n\n")) >= 0:
                 event, buffer = buffer[:end], buffer[end + 2:]
                 if event.startswith(b"id: ") and b"\nevent: action" in event:
                     received.append((int(event[4:event.index(b"\n")]), now))
+                elif b"event: end" in event:
+                    raise ConnectionError(f"end event: {event[-60:].decode(errors='replace')}")
     finally:
         writer.close()
 
@@ -246,8 +248,13 @@ async def ws_subscriber(host: str, port: int, match_id: str, received: list, rea
                 found = VERSION.search(payload)
                 if found:
                     received.append((int(found.group(1)), now))
-            elif opcode == 1 and b'"complete"' in payload or opcode == 8:
-                return
+                elif b"StreamEnded" in payload:
+                    raise ConnectionError(f"StreamEnded: {payload[-80:].decode(errors='replace')}")
+            elif opcode == 1 and (b'"complete"' in payload or b'"error"' in payload):
+                raise ConnectionError(f"subscription ended: {payload[:80].decode(errors='replace')}")
+            elif opcode == 8:
+                code = struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else 0
+                raise ConnectionError(f"closed by the server: {code} {payload[2:60].decode(errors='replace')}")
             elif opcode == 9:
                 writer.write(_ws_frame(10, payload))
     finally:
@@ -283,7 +290,7 @@ async def client_main() -> None:
     _answer({"connected": sum(r.is_set() for r in readies), "errors": dict(errors)})
     command = json.loads(await readline())
     acks = {int(v): t for v, t in command["acks"].items()}
-    delays, lost, early, closed = [], 0, 0, 0
+    delays, lost, early, closed = [], 0, 0, Counter()
     for received, task in zip(receipts, tasks):
         got = {}
         for version, at in received:
@@ -295,7 +302,9 @@ async def client_main() -> None:
                 delays.append(round(max(0.0, delay) * 1000, 3))
             else:
                 lost += 1
-        closed += task.done()
+        if task.done():
+            error = None if task.cancelled() else task.exception()
+            closed[f"{type(error).__name__}: {error}"[:100] if error else "returned"] += 1
     for task in tasks:
         task.cancel()
     _answer({"delays": delays, "lost": lost, "early": early, "closed": closed})
@@ -455,7 +464,7 @@ def run_one(kind: str, n: int, processes: int, args, redis_url: str, redis_clien
             row["delays"] = [d for r in reports for d in r.get("delays", [])]
             row["lost"] = sum(r.get("lost", 0) for r in reports) + (n - row["connected"]) * len(writer.acks)
             row["early"] = sum(r.get("early", 0) for r in reports)
-            row["closed"] = sum(r.get("closed", 0) for r in reports)
+            row["closed"] = sum((Counter(r.get("closed", {})) for r in reports), Counter())
         finally:
             for process in clients:
                 with contextlib.suppress(OSError):
@@ -522,8 +531,8 @@ def print_table(rows: list[dict], args, stack: dict, redis_desc: str) -> None:
     for r in rows:
         for key, count in (r["connect_errors"] + r["write_errors"]).most_common(5):
             print(f"error  N={r['n']} {r['kind']}: {key} x{count}")
-        if r["closed"]:
-            print(f"note   N={r['n']} {r['kind']}: {r['closed']} streams had ended before the report")
+        for reason, count in r["closed"].most_common(5):
+            print(f"ended  N={r['n']} {r['kind']}: {count} streams ended before the report: {reason}")
 
 
 def main(argv: list[str] | None = None) -> int:
