@@ -778,6 +778,20 @@ def stop(process: subprocess.Popen, timeout: float = 15.0) -> None:
         process.wait(timeout=timeout)
 
 
+def server_log():
+    """A temporary file for a server's output (Grimoire logs a JSON line per request: kept off the terminal,
+    shown when the server fails)."""
+    return tempfile.TemporaryFile(mode="w+")
+
+
+def log_tail(log, lines: int = 15) -> str:
+    if log is None:
+        return ""
+    log.flush()
+    log.seek(0)
+    return ":\n" + "".join(log.readlines()[-lines:])
+
+
 def _get(url: str, timeout: float = 1.0) -> tuple[int, bytes]:
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:
@@ -786,18 +800,20 @@ def _get(url: str, timeout: float = 1.0) -> tuple[int, bytes]:
         return error.code, error.read()
 
 
-def wait_up(url: str, process: subprocess.Popen, ready_path: str, timeout: float = 40.0) -> None:
+def wait_up(url: str, process: subprocess.Popen, ready_path: str, timeout: float = 40.0, log=None) -> None:
+    """Return once ``url + ready_path`` answers below 500; raise (with the tail of ``log``, the server's
+    output file) if the process exits or ``timeout`` passes."""
     deadline = time.monotonic() + timeout
     while True:
         if process.poll() is not None:
-            raise RuntimeError(f"the server exited with status {process.returncode}")
+            raise RuntimeError(f"the server exited with status {process.returncode}{log_tail(log)}")
         try:
             if _get(url + ready_path)[0] < 500:
                 return
         except OSError:
             pass
         if time.monotonic() > deadline:
-            raise RuntimeError(f"the server at {url} did not come up")
+            raise RuntimeError(f"the server at {url} did not come up{log_tail(log)}")
         time.sleep(0.1)
 
 
@@ -827,13 +843,14 @@ def serving(path: str, redis_url: str, key_prefix: str, floor_python: str):
         ready = "/bench-stack"
     else:
         command, env, ready = grimoire_command(), grimoire_env(redis_url, key_prefix, port), "/readyz"
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                               stderr=None if path.startswith("floor-") else subprocess.DEVNULL)
+    log = server_log()
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
-        wait_up(f"http://127.0.0.1:{port}", process, ready)
+        wait_up(f"http://127.0.0.1:{port}", process, ready, log=log)
         yield port, process.pid
     finally:
         stop(process)
+        log.close()
 
 
 class Clients:

@@ -69,8 +69,9 @@ from pathlib import Path
 
 from tests.benchmarks.bench_api import (
     FAST_STACK, ROOT, SERVER_ENV, Conn, FloorRecords, _get, choose_cores, default_floor_python, delete_keys,
-    dumps, expect, free_port, grimoire_command, grimoire_env, http_request, interpreter_stack, loads,
-    machine_cpu, percentile, process_cpu, record_key, redis_cpu, redis_server, sample_record, stop, wait_up,
+    dumps, expect, free_port, grimoire_command, grimoire_env, http_request, interpreter_stack,
+    machine_cpu, percentile, process_cpu, record_key, redis_cpu, redis_server, sample_record, server_log, stop,
+    wait_up,
 )
 
 MODULE = "tests.benchmarks.bench_live"
@@ -342,17 +343,18 @@ def servers(kind: str, count: int, redis_url: str, prefix: str, floor_python: st
                 ready = "/bench-stack"
             else:
                 command, env, ready = grimoire_command(), grimoire_env(redis_url, prefix, port), "/readyz"
-            process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                                       stderr=None if kind == "floor-sse" else subprocess.DEVNULL)
-            started.append((process, port))
-            wait_up(f"http://127.0.0.1:{port}", process, ready)
+            log = server_log()
+            process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+            started.append((process, port, log))
+            wait_up(f"http://127.0.0.1:{port}", process, ready, log=log)
             if cores[0] is not None:
                 usable = sorted(os.sched_getaffinity(0) | cores[1] | {cores[0]})
                 os.sched_setaffinity(process.pid, {cores[0]} if count == 1 else {usable[index % len(usable)]})
-        yield [(port, process.pid) for process, port in started]
+        yield [(port, process.pid) for process, port, _ in started]
     finally:
-        for process, _ in started:
+        for process, _, log in started:
             stop(process)
+            log.close()
 
 
 class Writer:
