@@ -39,7 +39,7 @@ from starlette.routing import Route
 
 from service.store import MatchStore, StoreError, bearer_token
 from service.store.connect import STORE_UNAVAILABLE
-from service.store.live import Lease, LiveUpdates, StoreUnavailable, turns, within
+from service.store.live import Lease, LiveUpdates, StoreUnavailable, guarded, turns, within
 from service.store.tokens import token_match
 
 from .problems import problem
@@ -173,7 +173,7 @@ async def match_events(request: Request) -> Response:
     token = bearer_token(request.headers.get("authorization"))
     match_id = request.path_params["match_id"]
     try:
-        match, seat = await store.read_as(match_id, token)
+        match, seat = await guarded(lambda: store.read_as(match_id, token), live.timeout)
         lease = await request.app.state.stream_limit.acquire(store, [token] if token else [],
                                                              keepalive=settings.stream_keepalive)
     except StoreError as error:
@@ -203,7 +203,7 @@ async def my_turns(request: Request) -> Response:
             match_id = token_match(token)
             if match_id is None:
                 return problem("invalid_token", "A listed token is not a seat token.")
-            seats.append((match_id, (await store.read_as(match_id, token))[1]))
+            seats.append((match_id, (await guarded(lambda: store.read_as(match_id, token), live.timeout))[1]))
             checks[seats[-1]] = seat_check(store, match_id, token)
         lease = await request.app.state.stream_limit.acquire(store, tokens, keepalive=settings.stream_keepalive)
     except StoreError as error:

@@ -184,7 +184,7 @@ class LiveUpdates:
                 log.warning("live updates: the pub/sub connection failed (%s); followers re-read the logs",
                             type(error).__name__)
                 await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, 1.0)
+                backoff = min(backoff * 2, 0.5)
             else:
                 backoff = 0.05
             finally:

@@ -69,7 +69,7 @@ class Soak:
     def start(self) -> None:
         self.server = ThreadedServer(create_app(self.settings, games=self.games))
         # the soak is about counters, not the outage bound (tests/live/test_outage.py): give up sooner
-        self.server.app.state.live.timeout = 1.0
+        self.server.app.state.live.timeout = 2.0
 
     @property
     def base(self) -> str:
@@ -108,9 +108,11 @@ class Soak:
                       "turns": lambda: clients.turns(self.base, [token]),
                       "turns_subscription": lambda: clients.turns_subscription(self.base, [token])}[kind]()
             tasks.append(asyncio.create_task(_read(stream, seen[i])))
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + 30
         while self.server.app.state.live.followers < before + BATCH:
-            assert time.monotonic() < deadline, [s[-1:] for s in seen]
+            assert time.monotonic() < deadline, (self.server.app.state.live.followers, before, [
+                (KINDS[i % len(KINDS)], s[-1:], tasks[i].done()) for i, s in enumerate(seen)
+                if not s or s[-1]["type"] not in ("keepalive", "turn")])
             await asyncio.sleep(0.02)
         return tasks, seen
 
