@@ -287,7 +287,7 @@ async def client_main() -> None:
         await asyncio.sleep(0.05)
     for task in tasks:
         if task.done() and not task.cancelled() and task.exception():
-            errors[type(task.exception()).__name__ + ": " + str(task.exception())[:60]] += 1
+            errors[(type(task.exception()).__name__ + ": " + str(task.exception())).replace("\n", " ")[:110]] += 1
     _answer({"connected": sum(r.is_set() for r in readies), "errors": dict(errors)})
     command = json.loads(await readline())
     acks = {int(v): t for v, t in command["acks"].items()}
@@ -305,7 +305,7 @@ async def client_main() -> None:
                 lost += 1
         if task.done():
             error = None if task.cancelled() else task.exception()
-            closed[f"{type(error).__name__}: {error}"[:100] if error else "returned"] += 1
+            closed[f"{type(error).__name__}: {error}".replace("\n", " ")[:110] if error else "returned"] += 1
     for task in tasks:
         task.cancel()
     _answer({"delays": delays, "lost": lost, "early": early, "closed": closed})
@@ -518,6 +518,8 @@ def print_table(rows: list[dict], args, stack: dict, redis_desc: str) -> None:
                            f"memory {'ok' if r['kib_per_sub'] <= MEMORY_TARGET_KIB else 'MISS'}")
         if r["kind"] == "ws" and r["n"] >= 3000 and r["processes"] == 1:
             verdict.append("nothing lost" if r["lost"] == 0 else "LOST updates")
+        if r["lost"]:
+            verdict.append("latencies of the delivered only")
         if cpu["client"] >= 0.9 * max(1, len(choose_cores()[1] or {0})):
             verdict.append("INVALID: client-bound")
         if cpu["other"] > 0.25:
