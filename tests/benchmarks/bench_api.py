@@ -601,6 +601,10 @@ async def open_loop(players: list, warm_start: float, start: float, end: float, 
             timed = await _one_action(player, tally)
             if player.needs_match:  # replace a finished match before the player is free again (untimed)
                 await _one_setup(player, tally)
+        except asyncio.CancelledError:  # late: its answer may still come, so the connection is not reused
+            player.conn.close()
+            player.needs_match = True
+            raise
         finally:
             free.put_nowait(player)
         if timed and start <= at <= end:
