@@ -23,6 +23,107 @@ def _ref(name: str) -> dict:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
+def _nullable(schema: dict, **extra) -> dict:
+    """``schema`` or null; a named schema stays a reference, so generators keep its name."""
+    return {"anyOf": [schema, {"type": "null"}], **extra}
+
+
+def _union(names: dict[str, str], discriminator: str, **extra) -> dict:
+    """One of the named schemas, told apart by ``discriminator``'s value (value -> schema name)."""
+    return {"oneOf": [_ref(n) for n in names.values()],
+            "discriminator": {"propertyName": discriminator,
+                              "mapping": {value: f"#/components/schemas/{n}" for value, n in names.items()}},
+            **extra}
+
+
+#: The largest integer every JSON client reads exactly (JavaScript's Number.MAX_SAFE_INTEGER): a value
+#: that can pass it (a seed) travels as a decimal string, as in GraphQL.
+MAX_SAFE_INTEGER = 2**53 - 1
+#: The bounds of a game's integer whose schema gives none: GraphQL carries the same fields as Int, 32-bit.
+_GAME_INTEGER = {"minimum": -2**31, "maximum": 2**31 - 1}
+#: Versions and times in milliseconds since the epoch.
+_COUNT = {"type": "integer", "minimum": 0, "maximum": MAX_SAFE_INTEGER}
+_MS = {**_COUNT, "description": "Milliseconds since the epoch."}
+_SEAT = {"type": "integer", "minimum": 0, "maximum": 15}
+_SEED = {"type": "string", "pattern": "^[0-9]{1,19}$", "maxLength": 19,
+         "description": "A decimal integer from 0 to 2^63 - 1 (a string: JavaScript numbers lose digits past 2^53)."}
+
+
+def _has_type(schema: dict, kind: str) -> bool:
+    types = schema.get("type")
+    return kind in types if isinstance(types, list) else types == kind
+
+
+def event_schemas(game: Game) -> dict[str, dict[str, Any]]:
+    """Event type -> JSON Schema of the events ``game`` emits, from its schema.json ``events``.
+
+    The Sorcerer's Stone keeps each board's events in the board's own schema
+    file, beside its actions and view; its match assembles only those two.
+    """
+    events = dict(game.schema.get("events", {}))
+    for board in getattr(game, "chain", ()):
+        events.update(board.SCHEMA.get("events", {}))
+    return events
+
+
+class _GameSchemas:
+    """One game's JSON Schemas as OpenAPI components, named ``<Game><title>``.
+
+    Generators name a type by its title, so every titled sub-schema (object or
+    enum) becomes one component, referenced wherever it is used; two uses of one
+    title must be the same schema. The use keeps its own description and default.
+    """
+
+    def __init__(self, game: Game, schemas: dict[str, Any]):
+        self.game = game
+        self.prefix = _pascal(game.id)
+        self.schemas = schemas
+
+    def name(self, title: str) -> str:
+        return title if title.startswith(self.prefix) else f"{self.prefix}{title}"
+
+    def add(self, name: str, schema: dict) -> dict:
+        """Publish ``schema`` as the component ``name``; return a reference to it."""
+        self._define(name, {**self._copy(schema, name), "title": name})
+        return _ref(name)
+
+    def _define(self, name: str, schema: dict) -> None:
+        known = self.schemas.setdefault(name, schema)
+        strip = lambda s: {k: v for k, v in s.items() if k not in ("description", "default")}  # noqa: E731
+        if strip(known) != strip(schema):
+            raise ValueError(f"{self.game.id}: two different schemas are titled {schema.get('title')!r}")
+
+    def _copy(self, schema: dict, where: str) -> dict:
+        out = {}
+        for key, value in schema.items():
+            if key == "properties":
+                out[key] = {k: self.use(v) for k, v in value.items()}
+            elif key == "items":
+                out[key] = self.use(value)
+            else:
+                out[key] = value
+        if _has_type(out, "integer"):
+            out = {**_GAME_INTEGER, **out}
+        if isinstance(out.get("const"), str) and "type" not in out:
+            out["type"] = "string"
+        return out
+
+    def use(self, schema: dict) -> dict:
+        """A sub-schema as published: a reference to its component if it has a title."""
+        if "title" not in schema:
+            return self._copy(schema, "")
+        name = self.name(schema["title"])
+        usage = {k: schema[k] for k in ("description", "default") if k in schema}
+        nullable = _has_type(schema, "null")
+        body = {k: v for k, v in schema.items() if k != "default"}
+        if nullable:
+            body["type"] = next(t for t in body["type"] if t != "null")
+            if "enum" in body:
+                body["enum"] = [v for v in body["enum"] if v is not None]
+        self._define(name, {**self._copy(body, name), "title": name})
+        return _nullable(_ref(name), **usage) if nullable else {**_ref(name), **usage}
+
+
 def _problem_responses(*codes: str) -> dict[str, Any]:
     responses: dict[str, Any] = {}
     for code in codes:
@@ -38,9 +139,10 @@ _MATCH_ID = {"name": "match_id", "in": "path", "required": True,
 _AUTH = [{}, {"seatToken": []}]
 _COMMON = ("malformed_request", "payload_too_large", "rate_limited", "service_unavailable")
 #: ``to_act`` everywhere, and the seat that acted: either may be the board itself (BOARD_SEAT).
-_TO_ACT = {"type": "array", "items": {"type": "integer"},
+_TO_ACT = {"type": "array", "items": {"type": "integer", "minimum": -1, "maximum": 15},
            "description": f"The seats the game waits on; {BOARD_SEAT_NOTE}"}
-_ACTED = {"type": "integer", "description": f"The seat that acted; {BOARD_SEAT_NOTE}"}
+_ACTED = {"type": "integer", "minimum": -1, "maximum": 15, "description": f"The seat that acted; {BOARD_SEAT_NOTE}"}
+_FREE_FORM = {"type": "object", "additionalProperties": True}
 
 
 def _json(schema: dict, description: str, headers: dict | None = None) -> dict:
@@ -53,121 +155,208 @@ def _json(schema: dict, description: str, headers: dict | None = None) -> dict:
 _ETAG = {"ETag": {"description": "The match version, quoted.", "schema": {"type": "string"}}}
 
 
-def _create_match_schema(game: Game) -> dict[str, Any]:
-    return {
-        "type": "object", "required": ["game"], "additionalProperties": False,
-        "properties": {
-            "game": {"const": game.id},
-            "variant": {"type": "string", "enum": game.variant_ids()},
-            "seats": {"type": "integer", "minimum": game.min_seats, "maximum": game.max_seats},
-            "seed": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
-            "options": game.options_schema,
-            "turn_seconds": {"type": "integer", "minimum": 1, "maximum": 86400,
-                             "description": "A turn timer: a late seat's default move is played after this long."},
-            "bots": {"type": "array", "maxItems": 16, "items": _ref("AddBot"),
-                     "description": "Seats given to bots at once."},
+def _game_components(game: Game, schemas: dict[str, Any]) -> dict[str, str]:
+    """Add one game's components; return the names of its match-level ones by role."""
+    g = _GameSchemas(game, schemas)
+    p = g.prefix
+    view = g.add(f"{p}View", game.view_schema)
+    options = g.add(f"Create{p}MatchOptions", game.options_schema)
+    published = schemas[f"Create{p}MatchOptions"]
+    schemas[f"{p}MatchOptions"] = {
+        **published, "title": f"{p}MatchOptions", "required": ["variant"],
+        "description": "The match's options: the variant and every option (options added since a match was "
+                       "created are missing from it).",
+        "properties": {"variant": {"type": "string", "enum": game.variant_ids()}, **published["properties"]}}
+    actions = {kind: f"{p}{_pascal(kind)}Action" for kind in sorted(game.action_schemas)}
+    for kind, name in actions.items():
+        g.add(name, game.action_schemas[kind])
+    schemas[f"{p}Action"] = _union(actions, "type", title=f"{p}Action",
+                                   description=f"An action of {game.title}; `type` tells which.")
+    events = {kind: f"{p}{_pascal(kind)}Event" for kind in sorted(event_schemas(game))}
+    for kind, name in events.items():
+        g.add(name, event_schemas(game)[kind])
+    schemas[f"{p}Event"] = _union(events, "type", title=f"{p}Event",
+                                  description=f"An event of {game.title}, as your seat may see it; `type` tells "
+                                              "which.") if events else {**_FREE_FORM, "title": f"{p}Event"}
+    game_const = {"type": "string", "const": game.id}
+    action, event_list = _ref(f"{p}Action"), {"type": "array", "items": _ref(f"{p}Event")}
+    shown_action = _nullable(action, description="Shown only to the seat that acted.")
+    schemas.update({
+        f"{p}Match": {
+            "type": "object", "title": f"{p}Match", "description": f"A match of {game.title}.",
+            "required": ["id", "game", "variant", "version", "status", "options", "seed", "seats", "to_act",
+                         "my_seat", "result", "view"],
+            "properties": {
+                "id": {"type": "string"}, "game": game_const, "variant": {"type": "string"},
+                "version": {**_COUNT, "description": "Starts at 0 and grows by one per accepted action."},
+                "status": {"type": "string", "enum": ["waiting", "active", "finished"]},
+                "options": _ref(f"{p}MatchOptions"),
+                "seed": _nullable(_SEED, description="Revealed once the match is finished."),
+                "seats": {"type": "array", "items": _ref("Seat")},
+                "to_act": _TO_ACT,
+                "my_seat": _nullable(_SEAT, description="The caller's seat; null for a spectator."),
+                "result": _nullable(_ref("Result")),
+                "view": view,
+            },
         },
-    }
+        f"Create{p}Match": {
+            "type": "object", "title": f"Create{p}Match", "required": ["game"], "additionalProperties": False,
+            "properties": {
+                "game": game_const,
+                "variant": {"type": "string", "enum": game.variant_ids()},
+                "seats": {"type": "integer", "minimum": game.min_seats, "maximum": game.max_seats},
+                "seed": {"anyOf": [_SEED, {"type": "integer", "minimum": 0, "maximum": MAX_SAFE_INTEGER,
+                                           "deprecated": True}],
+                         "description": "A seed for a reproducible match, as a decimal string. A JSON number is "
+                                        "accepted until release 2.0 (docs/changelog.md)."},
+                "options": options,
+                "turn_seconds": {"type": "integer", "minimum": 1, "maximum": 86400,
+                                 "description": "A turn timer: a late seat's default move is played after this "
+                                                "long."},
+                "bots": {"type": "array", "maxItems": 16, "items": _ref("AddBot"),
+                         "description": "Seats given to bots at once."},
+            },
+        },
+        f"{p}LegalActions": {
+            "type": "object", "title": f"{p}LegalActions", "required": ["game", "version", "seat", "actions"],
+            "properties": {"game": game_const, "version": _COUNT, "seat": _nullable(_SEAT),
+                           "actions": {"type": "array", "items": action}},
+        },
+        f"{p}ActionAccepted": {
+            "type": "object", "title": f"{p}ActionAccepted", "required": ["game", "version", "events", "duplicate",
+                                                                          "match"],
+            "properties": {"game": game_const, "version": _COUNT, "events": event_list,
+                           "duplicate": {"type": "boolean"}, "match": _ref(f"{p}Match")},
+        },
+        f"{p}HistoryEntry": {
+            "type": "object", "title": f"{p}HistoryEntry",
+            "required": ["version", "seat", "action", "events", "at", "auto"],
+            "properties": {"version": _COUNT, "seat": _ACTED, "action": shown_action, "events": event_list,
+                           "at": _MS, "auto": _nullable(_ref("AutoAction"))},
+        },
+        f"{p}History": {
+            "type": "object", "title": f"{p}History", "required": ["game", "entries"],
+            "properties": {"game": game_const, "entries": {"type": "array", "items": _ref(f"{p}HistoryEntry")}},
+        },
+        f"{p}ReplayFrame": {
+            "type": "object", "title": f"{p}ReplayFrame",
+            "required": ["version", "seat", "action", "events", "view", "to_act", "auto"],
+            "properties": {
+                "version": _COUNT,
+                "seat": {**_nullable(_ACTED),
+                         "description": f"The seat that acted; null for the set-up; {BOARD_SEAT_NOTE}"},
+                "action": _nullable(action, description="Shown to the seat that acted, and in the spectator "
+                                                        "replay."),
+                "events": event_list, "view": view,
+                "views": {"type": "array", "items": view, "description": "Spectator replay: every seat's."},
+                "to_act": _TO_ACT,
+                "auto": _nullable(_ref("AutoAction")),
+            },
+        },
+        f"{p}Replay": {
+            "type": "object", "title": f"{p}Replay",
+            "required": ["match_id", "game", "seat", "disclosure", "note", "seed", "verified", "mismatches",
+                         "frames"],
+            "properties": {
+                "match_id": {"type": "string"}, "game": game_const, "seat": _nullable(_SEAT),
+                "disclosure": {"type": "string", "enum": ["seat", "everything"]}, "note": {"type": "string"},
+                "seed": _nullable(_SEED, description="The spectator replay's seed; null in a seat's."),
+                "verified": {"type": "boolean", "description": "Every stored state matched the re-computed one."},
+                "mismatches": {"type": "array", "items": _ref("ReplayMismatch")},
+                "frames": {"type": "array", "items": _ref(f"{p}ReplayFrame")},
+            },
+        },
+    })
+    for catalogue in game.catalogues:
+        g.add(g.name(catalogue.item_schema["title"]), catalogue.item_schema)
+    return {"game": game.id, "prefix": p}
+
+
+def _by_game(games: dict[str, Game], role: str, description: str) -> dict:
+    """The union of every game's ``<Game><role>``, told apart by ``game``."""
+    return _union({g.id: f"{_pascal(g.id)}{role}" for g in games.values()}, "game", description=description)
 
 
 def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
-    views, actions = [], []
     schemas: dict[str, Any] = {}
     for game in games.values():
-        prefix = _pascal(game.id)
-        schemas[f"{prefix}View"] = game.view_schema
-        views.append(_ref(f"{prefix}View"))
-        for action_type, schema in sorted(game.action_schemas.items()):
-            name = f"{prefix}{_pascal(action_type)}Action"
-            schemas[name] = schema
-            actions.append(_ref(name))
+        _game_components(game, schemas)
     catalogue_paths = {}
     for game in games.values():
-        schemas[f"Create{_pascal(game.id)}Match"] = _create_match_schema(game)
         for catalogue in game.catalogues:
-            item = f"{_pascal(game.id)}{catalogue.item_schema['title']}"
-            schemas[item] = catalogue.item_schema
+            g = _GameSchemas(game, schemas)
+            item = g.name(catalogue.item_schema["title"])
+            listing = f"{item}List"
+            schemas[listing] = {"type": "object", "title": listing, "required": ["items"], "properties": {
+                "items": {"type": "array", "items": _ref(item)}}}
             filters = [{"name": f, "in": "query", "required": False,
-                        "schema": catalogue.item_schema["properties"][f]} for f in catalogue.filters]
+                        "schema": g.use(catalogue.item_schema["properties"][f])} for f in catalogue.filters]
             filters += [{"name": name, "in": "query", "required": False, "schema": schema}
                         for name, schema in catalogue.params.items()]
             catalogue_paths[f"/v1/games/{game.id}/{catalogue.name}"] = {"get": {
                 "operationId": f"{_pascal(game.id)[0].lower()}{_pascal(game.id)[1:]}{_pascal(catalogue.name)}",
                 "summary": f"{game.title}: the {catalogue.name}, filtered by exact match.",
                 "parameters": filters,
-                "responses": {"200": _json({"type": "object", "required": ["items"], "properties": {
-                    "items": {"type": "array", "items": _ref(item)}}}, f"The {catalogue.name}."),
-                    **_problem_responses(*_COMMON)},
+                "responses": {"200": _json(_ref(listing), f"The {catalogue.name}."), **_problem_responses(*_COMMON)},
             }}
-    any_of = lambda refs: {"anyOf": refs} if refs else {"type": "object"}  # noqa: E731
+    prefixes = [_pascal(g.id) for g in games.values()]
 
     schemas.update({
         "Problem": {
             "type": "object", "description": "RFC 9457 problem details with a machine code.",
             "required": ["type", "title", "status", "detail", "code"],
             "properties": {
-                "type": {"type": "string"}, "title": {"type": "string"}, "status": {"type": "integer"},
+                "type": {"type": "string"}, "title": {"type": "string"},
+                "status": {"type": "integer", "minimum": 400, "maximum": 599},
                 "detail": {"type": "string"}, "code": {"type": "string", "enum": sorted(STATUS)},
-                "current_version": {"type": "integer", "description": "With version_conflict."},
-                "errors": {"type": "object", "description": "With malformed_request: the invalid fields."},
+                "current_version": {**_COUNT, "description": "With version_conflict."},
+                "errors": {**_FREE_FORM, "description": "With malformed_request: the invalid fields (field name "
+                                                        "-> messages)."},
             },
         },
         "Variant": {"type": "object", "required": ["id", "title", "description"],
                     "properties": {"id": {"type": "string"}, "title": {"type": "string"},
                                    "description": {"type": "string"}}},
+        "JsonSchema": {**_FREE_FORM, "description": "A JSON Schema (draft 2020-12) document."},
         "Game": {
             "type": "object",
             "required": ["id", "title", "min_seats", "max_seats", "variants", "summary", "options_schema",
                          "action_schemas", "view_schema"],
             "properties": {
-                "id": {"type": "string"}, "title": {"type": "string"}, "min_seats": {"type": "integer"},
-                "max_seats": {"type": "integer"}, "variants": {"type": "array", "items": _ref("Variant")},
-                "summary": {"type": "string"}, "options_schema": {"type": "object"},
-                "action_schemas": {"type": "object"}, "view_schema": {"type": "object"},
+                "id": {"type": "string"}, "title": {"type": "string"}, "min_seats": _SEAT, "max_seats": _SEAT,
+                "variants": {"type": "array", "items": _ref("Variant")},
+                "summary": {"type": "string"}, "options_schema": _ref("JsonSchema"),
+                "action_schemas": {"type": "object", "additionalProperties": _ref("JsonSchema"),
+                                   "description": "Action type -> its JSON Schema."},
+                "view_schema": _ref("JsonSchema"),
             },
         },
         "GameList": {"type": "object", "required": ["games"],
                      "properties": {"games": {"type": "array", "items": _ref("Game")}}},
         "Seat": {"type": "object", "required": ["seat", "name", "joined", "bot"],
-                 "properties": {"seat": {"type": "integer"}, "name": {"type": ["string", "null"]},
+                 "properties": {"seat": _SEAT, "name": {"type": ["string", "null"]},
                                 "joined": {"type": "boolean"},
                                 "bot": {"type": ["string", "null"], "description": "The bot level, if a bot."}}},
-        "Result": {"type": ["object", "null"], "required": ["winners", "reason"],
-                   "properties": {"winners": {"type": "array", "items": {"type": "integer"}},
+        "Result": {"type": "object", "required": ["winners", "reason"],
+                   "properties": {"winners": {"type": "array", "items": _SEAT},
                                   "scores": {"type": ["array", "null"], "items": {"type": "number"}},
                                   "reason": {"type": "string", "description": "A sentence for people."},
                                   "cause": {"type": ["string", "null"], "description": RESULT_CAUSE}}},
-        "GameView": any_of(views),
-        "GameAction": any_of(actions),
-        "Match": {
-            "type": "object",
-            "required": ["id", "game", "variant", "version", "status", "options", "seed", "seats", "to_act",
-                         "my_seat", "result", "view"],
-            "properties": {
-                "id": {"type": "string"}, "game": {"type": "string"}, "variant": {"type": "string"},
-                "version": {"type": "integer", "minimum": 0},
-                "status": {"type": "string", "enum": ["waiting", "active", "finished"]},
-                "options": {"type": "object"},
-                "seed": {"type": ["integer", "null"], "description": "Revealed once the match is finished."},
-                "seats": {"type": "array", "items": _ref("Seat")},
-                "to_act": _TO_ACT,
-                "my_seat": {"type": ["integer", "null"]},
-                "result": _ref("Result"),
-                "view": _ref("GameView"),
-            },
-        },
-        "CreateMatch": {
-            "oneOf": [_ref(f"Create{_pascal(g.id)}Match") for g in games.values()] or [{"type": "object"}],
-            "description": "A new match of one of the games; `game` selects which.",
-        },
+        "GameAction": {"anyOf": [_ref(f"{p}Action") for p in prefixes],
+                       "description": "An action of one of the games (the match's `game` tells which)."},
+        "GameEvent": {"anyOf": [_ref(f"{p}Event") for p in prefixes],
+                      "description": "An event of one of the games (the match's `game` tells which)."},
+        "Match": _by_game(games, "Match", "A match of one of the games; `game` tells which, and so the types of "
+                                          "its `view`, `options` and actions."),
+        "CreateMatch": _union({g.id: f"Create{_pascal(g.id)}Match" for g in games.values()}, "game",
+                              description="A new match of one of the games; `game` selects which."),
         "JoinSeat": {
             "type": "object", "required": ["name"], "additionalProperties": False,
-            "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 64},
-                           "seat": {"type": "integer", "minimum": 0, "maximum": 15}},
+            "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 64}, "seat": _SEAT},
         },
         "SeatJoined": {
             "type": "object", "required": ["seat", "token", "match"],
-            "properties": {"seat": {"type": "integer"},
+            "properties": {"seat": _SEAT,
                            "token": {"type": "string", "description": "The seat's bearer token, shown once."},
                            "match": _ref("Match")},
         },
@@ -175,122 +364,77 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
             "type": "object", "required": ["action"], "additionalProperties": False,
             "properties": {"action": _ref("GameAction")},
         },
-        "ActionAccepted": {
-            "type": "object", "required": ["version", "events", "duplicate", "match"],
-            "properties": {"version": {"type": "integer"}, "events": {"type": "array", "items": {"type": "object"}},
-                           "duplicate": {"type": "boolean"}, "match": _ref("Match")},
-        },
-        "LegalActions": {
-            "type": "object", "required": ["version", "seat", "actions"],
-            "properties": {"version": {"type": "integer"}, "seat": {"type": ["integer", "null"]},
-                           "actions": {"type": "array", "items": _ref("GameAction")}},
-        },
-        "HistoryEntry": {
-            "type": "object", "required": ["version", "seat", "action", "events", "at", "auto"],
-            "properties": {"version": {"type": "integer"}, "seat": _ACTED,
-                           "action": {"oneOf": [{"type": "null"}, _ref("GameAction")],
-                                      "description": "Shown only to the seat that acted."},
-                           "events": {"type": "array", "items": {"type": "object"}},
-                           "at": {"type": "integer", "description": "Milliseconds since the epoch."},
-                           "auto": _ref("AutoAction")},
-        },
+        "ActionAccepted": _by_game(games, "ActionAccepted", "The accepted action's version and events (as your "
+                                                            "seat may see them) and the match after it."),
+        "LegalActions": _by_game(games, "LegalActions", "Every action the seat may take now; send one back as "
+                                                        "it is."),
+        "History": _by_game(games, "History", "Accepted actions, as the caller's seat may see them."),
+        "Replay": _by_game(games, "Replay", "A finished match re-played from its seed and action log."),
+        "ReplayMismatch": {
+            "type": "object", "required": ["version", "what", "detail"],
+            "properties": {"version": _COUNT, "what": {"type": "string"}, "detail": {"type": "string"}}},
         "StreamUpdate": {
             "type": "object",
             "required": ["match_id", "version", "seat", "action", "events", "status", "to_act", "at", "auto"],
-            "properties": {"match_id": {"type": "string"}, "version": {"type": "integer"},
+            "properties": {"match_id": {"type": "string"}, "version": _COUNT,
                            "seat": _ACTED,
-                           "action": {"oneOf": [{"type": "null"}, _ref("GameAction")],
-                                      "description": "Shown only to the seat that acted."},
-                           "events": {"type": "array", "items": {"type": "object"}},
+                           "action": _nullable(_ref("GameAction"), description="Shown only to the seat that acted."),
+                           "events": {"type": "array", "items": _ref("GameEvent")},
                            "status": {"type": "string", "enum": ["active", "finished"]},
                            "to_act": _TO_ACT,
-                           "at": {"type": "integer", "description": "Accepted at, in ms since the epoch."},
-                           "auto": _ref("AutoAction")},
+                           "at": {**_COUNT, "description": "Accepted at, in ms since the epoch."},
+                           "auto": _nullable(_ref("AutoAction"))},
         },
         "TurnNotice": {
             "type": "object", "required": ["match_id", "seat", "version", "status", "to_act", "your_turn"],
-            "properties": {"match_id": {"type": "string"}, "seat": {"type": "integer"}, "version": {"type": "integer"},
+            "properties": {"match_id": {"type": "string"}, "seat": _SEAT, "version": _COUNT,
                            "status": {"type": "string", "enum": ["active", "finished"]},
                            "to_act": _TO_ACT,
                            "your_turn": {"type": "boolean"}},
         },
         "AddBot": {
             "type": "object", "required": ["level"], "additionalProperties": False,
-            "properties": {"seat": {"type": ["integer", "null"], "minimum": 0, "maximum": 15,
-                                    "description": "A seat number; the lowest free one if absent."},
+            "properties": {"seat": _nullable(_SEAT, description="A seat number; the lowest free one if absent."),
                            "level": {"type": "string", "enum": list(BOT_LEVELS),
                                      "description": "The bot level (docs/bots.md). Another name is refused with "
                                                     "unknown_bot_level (422)."}},
         },
         "BotAdded": {"type": "object", "required": ["seat", "match"],
-                     "properties": {"seat": {"type": "integer"}, "match": _ref("Match")}},
+                     "properties": {"seat": _SEAT, "match": _ref("Match")}},
         "SeatLeft": {"type": "object", "required": ["seat", "match"],
-                     "properties": {"seat": {"type": "integer", "description": "The seat given up, now free."},
+                     "properties": {"seat": {**_SEAT, "description": "The seat given up, now free."},
                                     "match": _ref("Match")}},
         "StartReplay": {
             "type": "object", "additionalProperties": False,
-            "properties": {"seat": {"type": ["integer", "null"], "minimum": 0, "maximum": 15,
-                                    "description": "A seat (what it could see) or null: the spectator (everything)."}},
+            "properties": {"seat": _nullable(_SEAT, description="A seat (what it could see) or null: the spectator "
+                                                                "(everything).")},
         },
         "AutoAction": {
-            "type": ["object", "null"], "required": ["seat", "reason", "default"],
+            "type": "object", "required": ["seat", "reason", "default"],
             "description": "Set when the service played the action for a late seat (turn timer); else null.",
-            "properties": {"seat": {"type": "integer"}, "reason": {"type": "string", "enum": ["turn_timeout"]},
+            "properties": {"seat": _SEAT, "reason": {"type": "string", "enum": ["turn_timeout"]},
                            "default": {"type": "string", "enum": ["pass", "random"]},
-                           "turn_seconds": {"type": ["integer", "null"]}},
-        },
-        "ReplayFrame": {
-            "type": "object", "required": ["version", "seat", "action", "events", "view", "to_act", "auto"],
-            "properties": {
-                "version": {"type": "integer"},
-                "seat": {"type": ["integer", "null"],
-                         "description": f"The seat that acted; null for the set-up; {BOARD_SEAT_NOTE}"},
-                "action": {"oneOf": [{"type": "null"}, _ref("GameAction")],
-                           "description": "Shown to the seat that acted, and in the spectator replay."},
-                "events": {"type": "array", "items": {"type": "object"}},
-                "view": _ref("GameView"),
-                "views": {"type": "array", "items": _ref("GameView"), "description": "Spectator replay: every seat's."},
-                "to_act": _TO_ACT,
-                "auto": _ref("AutoAction"),
-            },
-        },
-        "Replay": {
-            "type": ["object", "null"],
-            "required": ["match_id", "game", "seat", "disclosure", "note", "seed", "verified", "mismatches",
-                         "frames"],
-            "properties": {
-                "match_id": {"type": "string"}, "game": {"type": "string"}, "seat": {"type": ["integer", "null"]},
-                "disclosure": {"type": "string", "enum": ["seat", "everything"]}, "note": {"type": "string"},
-                "seed": {"type": ["integer", "null"]},
-                "verified": {"type": "boolean", "description": "Every stored state matched the re-computed one."},
-                "mismatches": {"type": "array", "items": {
-                    "type": "object", "required": ["version", "what", "detail"],
-                    "properties": {"version": {"type": "integer"}, "what": {"type": "string"},
-                                   "detail": {"type": "string"}}}},
-                "frames": {"type": "array", "items": _ref("ReplayFrame")},
-            },
+                           "turn_seconds": _nullable({"type": "integer", "minimum": 1, "maximum": 86400})},
         },
         "ReplayJob": {
             "type": "object", "required": ["id", "status", "match_id", "seat", "replay"],
             "properties": {"id": {"type": "string"},
                            "status": {"type": "string", "enum": ["queued", "started", "finished", "failed"]},
-                           "match_id": {"type": "string"}, "seat": {"type": ["integer", "null"]},
-                           "replay": _ref("Replay")},
+                           "match_id": {"type": "string"}, "seat": _nullable(_SEAT),
+                           "replay": _nullable(_ref("Replay"))},
         },
-        "History": {"type": "object", "required": ["entries"],
-                    "properties": {"entries": {"type": "array", "items": _ref("HistoryEntry")}}},
         "LobbyEntry": {
             "type": "object", "description": "An open match: waiting for players, with a free seat.",
             "required": ["id", "game", "variant", "seats", "open_seats", "created", "updated"],
             "properties": {"id": {"type": "string"}, "game": {"type": "string"}, "variant": {"type": "string"},
                            "seats": {"type": "array", "items": _ref("Seat")},
-                           "open_seats": {"type": "integer", "minimum": 1},
-                           "created": {"type": "integer", "description": "Milliseconds since the epoch."},
-                           "updated": {"type": "integer",
-                                       "description": "When a seat was last taken (ms since the epoch)."}},
+                           "open_seats": {"type": "integer", "minimum": 1, "maximum": 16},
+                           "created": _MS,
+                           "updated": {**_MS, "description": "When a seat was last taken (ms since the epoch)."}},
         },
         "Lobby": {"type": "object", "required": ["matches"],
                   "properties": {"matches": {"type": "array", "items": _ref("LobbyEntry")}}},
+        "Status": {"type": "object", "required": ["status"], "properties": {"status": {"type": "string"}}},
     })
 
     paths = {
@@ -392,8 +536,7 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
             "operationId": "matchHistory", "summary": "Accepted actions after a version, as your seat may see them.",
             "parameters": [
                 _MATCH_ID,
-                {"name": "after", "in": "query",
-                 "schema": {"type": "integer", "minimum": 0, "maximum": 2**53 - 1, "default": 0}},
+                {"name": "after", "in": "query", "schema": {**_COUNT, "default": 0}},
                 {"name": "limit", "in": "query",
                  "schema": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}},
             ],
@@ -445,7 +588,7 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                            "ends with an `end` message whose `reason` is finished, shutdown or slow_consumer.",
             "parameters": [
                 _MATCH_ID,
-                {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "default": 0}},
+                {"name": "after", "in": "query", "schema": {**_COUNT, "default": 0}},
                 {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["sse", "ndjson"]}},
                 {"name": "Last-Event-ID", "in": "header", "schema": {"type": "string", "pattern": "^[0-9]{1,15}$"}},
             ],
@@ -477,11 +620,11 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
         }},
         "/healthz": {"get": {
             "operationId": "healthz", "summary": "The process is up.",
-            "responses": {"200": _json({"type": "object"}, "Up.")},
+            "responses": {"200": _json(_ref("Status"), "Up.")},
         }},
         "/readyz": {"get": {
             "operationId": "readyz", "summary": "Redis answers.",
-            "responses": {"200": _json({"type": "object"}, "Ready."),
+            "responses": {"200": _json(_ref("Status"), "Ready."),
                           **_problem_responses("service_unavailable")},
         }},
     }

@@ -92,11 +92,21 @@ def _game_json(game: Game) -> dict[str, Any]:
     }
 
 
+def _seed(seed: int | None) -> str | None:
+    """A seed as REST carries it: a decimal string (it can pass 2**53, past what JavaScript reads exactly)."""
+    return None if seed is None else str(seed)
+
+
+def _replay_job_json(job: dict[str, Any]) -> dict[str, Any]:
+    replay = job["replay"]
+    return {**job, "replay": None if replay is None else {**replay, "seed": _seed(replay["seed"])}}
+
+
 def match_json(match: Match, seat: int | None) -> dict[str, Any]:
     return {
         "id": match.id, "game": match.game.id, "variant": match.variant, "version": match.version,
         "status": match.status, "options": match.options,
-        "seed": match.seed if match.status == "finished" else None,
+        "seed": _seed(match.seed) if match.status == "finished" else None,
         "seats": [{"seat": s.index, "name": s.name, "joined": s.joined, "bot": s.bot} for s in match.seats],
         "to_act": match.acting, "my_seat": seat, "result": match.result, "view": match.view(seat),
     }
@@ -198,7 +208,8 @@ async def legal_actions(request: Request) -> Response:
         match, seat = await _store(request).read_as(request.path_params["match_id"], _token(request))
     except StoreError as error:
         return _error(error)
-    return _with_etag({"version": match.version, "seat": seat, "actions": match.legal_actions(seat)}, match.version)
+    return _with_etag({"game": match.game.id, "version": match.version, "seat": seat,
+                       "actions": match.legal_actions(seat)}, match.version)
 
 
 async def submit_action(request: Request) -> Response:
@@ -222,8 +233,8 @@ async def submit_action(request: Request) -> Response:
         return _error(error)
     except ReplicaAckTimeout as error:  # not the generic outage answer: the client must learn the action's fate
         return problem("service_unavailable", str(error), headers={"Retry-After": "1"})
-    body = {"version": accepted.version, "events": accepted.events_for(accepted.seat),
-            "duplicate": accepted.duplicate, "match": match_json(accepted.match, accepted.seat)}
+    body = {"game": accepted.match.game.id, "version": accepted.version,
+            "events": accepted.events_for(accepted.seat), "duplicate": accepted.duplicate, "match": match_json(accepted.match, accepted.seat)}
     return _with_etag(body, accepted.match.version)
 
 
@@ -259,7 +270,7 @@ async def history(request: Request) -> Response:
         entries = await store.history(match.id, seat, after=after, limit=limit)
     except StoreError as error:
         return _error(error)
-    return _with_etag({"entries": [e.__dict__ for e in entries]}, match.version)
+    return _with_etag({"game": match.game.id, "entries": [e.__dict__ for e in entries]}, match.version)
 
 
 async def add_bot(request: Request) -> Response:
@@ -283,7 +294,7 @@ async def start_replay(request: Request) -> Response:
         job = await asyncio.to_thread(request.app.state.jobs.start_replay, match, body.get("seat"))
     except StoreError as error:
         return _error(error)
-    return JSONResponse(job, status_code=202, headers={"Location": f"/v1/replays/{job['id']}"})
+    return JSONResponse(_replay_job_json(job), status_code=202, headers={"Location": f"/v1/replays/{job['id']}"})
 
 
 async def get_replay(request: Request) -> Response:
@@ -291,7 +302,7 @@ async def get_replay(request: Request) -> Response:
         job = await asyncio.to_thread(request.app.state.jobs.replay, request.path_params["job_id"])
     except StoreError as error:
         return _error(error)
-    return JSONResponse(job)
+    return JSONResponse(_replay_job_json(job))
 
 
 routes = [

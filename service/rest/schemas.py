@@ -14,6 +14,22 @@ class WholeNumber(fields.Integer):
         return super()._deserialize(int(value), attr, data, **kwargs)
 
 
+class Seed(fields.Field):
+    """A seed from 0 to 2**63 - 1 as a decimal string; a JSON number is accepted too until release 2.0
+    (docs/changelog.md), though JavaScript clients cannot send one past 2**53 exactly."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, str):
+            if not (value.isascii() and value.isdigit() and len(value) <= 19):
+                raise ValidationError("Not a decimal integer.")
+            value = int(value)
+        else:
+            value = WholeNumber()._deserialize(value, attr, data, **kwargs)
+        if not 0 <= value <= 2**63 - 1:
+            raise ValidationError("Must be from 0 to 2**63 - 1.")
+        return value
+
+
 class CreateMatchBody(Schema):
     class Meta:
         unknown = RAISE
@@ -21,7 +37,7 @@ class CreateMatchBody(Schema):
     game = fields.String(required=True, validate=validate.Length(min=1, max=64))
     variant = fields.String(validate=validate.Length(min=1, max=64))
     seats = WholeNumber(validate=validate.Range(min=1, max=16))
-    seed = WholeNumber(validate=validate.Range(min=0, max=2**63 - 1))
+    seed = Seed()
     options = fields.Dict(keys=fields.String())
     turn_seconds = WholeNumber(validate=validate.Range(min=1, max=86400))
     bots = fields.List(fields.Nested(lambda: AddBotBody()), validate=validate.Length(max=16))
