@@ -491,7 +491,8 @@ class StreamLimit:
         except BaseException:
             await lease.release()
             raise
-        self.held.add(lease)
+        if lease.keys:  # a spectator's stream holds no slot
+            self.held.add(lease)
         return lease
 
     async def open_count(self, store: MatchStore, token: str) -> int:

@@ -94,8 +94,8 @@ async def subscription(base: str, init: Any, query: str, variables: dict | None 
                     yield {"type": "turn", **data}
                 elif kind == "StreamEnded":
                     yield {"type": "end", **data}
-                else:
-                    yield {"type": "problem", **data}
+                else:  # GraphQL spells codes as enum values (VERSION_CONFLICT): compare them as REST's
+                    yield {"type": "problem", **data, "code": str(data.get("code", "")).lower()}
         except websockets.ConnectionClosed as closed:
             yield {"type": "closed", "code": closed.rcvd.code if closed.rcvd else None}
 
