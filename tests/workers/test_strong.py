@@ -353,3 +353,21 @@ def test_quidditch_search_keeps_seekers_for_the_snitch():
             assert not _wasteful(view, seat, strong.choose(_input(game, state, seat), random.Random(seen), SMALL))
         seen += 1
     assert seen >= 50, seen
+
+
+@pytest.mark.parametrize("variant", ["basic", "intermediate", "advanced"])
+def test_casting_stones_ranking_reads_every_stone_an_action_names(variant):
+    """The ranking looks up the stones an action names wherever they lie: in the Advanced Game a swap
+    takes from the player's own Vault, which the ranking missed (a TypeError: the job fell back to random
+    moves for the rest of the match). Every legal action of random playouts of each variant is ranked."""
+    game = all_games()["casting-stones"]
+    ranked = 0
+    for seed in range(12):
+        state = game.setup(game.check_options(variant, {}, 2), 2, seed)
+        rng = random.Random(seed)
+        while game.result(state) is None:
+            seat = min(game.to_act(state))
+            legal, view = game.legal_actions(state, seat), game.view(state, seat)
+            ranked += len([strong.casting_stones(view, seat, action) for action in legal])
+            state, _ = game.apply(state, seat, rng.choice(legal))
+    assert ranked > 100

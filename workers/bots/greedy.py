@@ -177,8 +177,9 @@ def _turret_score(owners: list[int | None], seat: int) -> float:
 
 
 def stone(view: View, stone_id: str) -> dict | None:
-    """A stone in sight (in a hand, the pool or the Vault), by id."""
-    for candidate in view.get("vault", []) + view.get("pool", []) + [s for p in view["players"] for s in p["hand"]]:
+    """A stone in sight (in a hand, the pool, the Vault or, in the Advanced Game, a player's own Vault), by id."""
+    in_players = [s for p in view["players"] for s in p["hand"] + (p.get("vault") or [])]
+    for candidate in view.get("vault", []) + view.get("pool", []) + in_players:
         if candidate["id"] == stone_id:
             return candidate
     return None
