@@ -3,21 +3,33 @@
 Every machine code the engine or the store can raise has one GraphQL type
 implementing ``Problem``; mutations return unions of a success type and the
 problems that operation can meet. REST uses the same codes in its
-``application/problem+json`` bodies.
+``application/problem+json`` bodies: ``ProblemCode`` is REST's list of codes
+(:data:`service.rest.problems.STATUS`), in SCREAMING_CASE as GraphQL enum
+values are (``version_conflict`` -> ``VERSION_CONFLICT``).
 """
 
-from typing import Any
+from typing import Any, Optional
 
 import strawberry
 
 from service.engine import RuleError
+from service.rest.problems import STATUS
 from service.store import StoreError, VersionConflict as VersionConflictError
+
+from .game_types import graphql_enum
+
+ProblemCode = graphql_enum(
+    "ProblemCode", STATUS,
+    "The machine code of a problem: REST's `code`, in SCREAMING_CASE (`version_conflict` -> `VERSION_CONFLICT`).")
 
 
 @strawberry.interface(description="An expected failure: a stable machine `code` and a sentence for a person.")
 class Problem:
-    code: str
+    code: ProblemCode
     message: str
+    rule_code: Optional[str] = strawberry.field(
+        default=None, description="A game's own code for a refused action, where the game has one beyond "
+                                  "ILLEGAL_ACTION (then `code` is ILLEGAL_ACTION); else null.")
 
 
 def _problem(name: str, description: str) -> type:
@@ -78,6 +90,9 @@ ALL = (VersionConflict, *BY_CODE.values())
 def problem_for(error: RuleError | StoreError) -> Any:
     """The GraphQL problem object for an engine or store error."""
     if isinstance(error, VersionConflictError):
-        return VersionConflict(code=error.code, message=error.message, current_version=error.current_version)
-    cls = BY_CODE.get(error.code, IllegalAction)  # a game's own rule codes are illegal actions
-    return cls(code=error.code, message=error.message)
+        return VersionConflict(code=ProblemCode(error.code), message=error.message,
+                               current_version=error.current_version)
+    if error.code in BY_CODE:
+        return BY_CODE[error.code](code=ProblemCode(error.code), message=error.message)
+    # a game's own rule codes are illegal actions, as in REST (409), the game's code kept beside
+    return IllegalAction(code=ProblemCode("illegal_action"), message=error.message, rule_code=error.code)

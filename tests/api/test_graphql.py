@@ -45,11 +45,11 @@ def test_create_join_read(client):
 
 
 @pytest.mark.parametrize("game_input, code", [
-    ({"game": "snap"}, "unknown_game"),
-    ({"game": "high-card", "variant": "speed"}, "invalid_options"),
-    ({"game": "high-card", "options": {"rounds": 0}}, "invalid_options"),
-    ({"game": "high-card", "options": [1]}, "invalid_options"),
-    ({"game": "high-card", "seed": "minus one"}, "invalid_options"),
+    ({"game": "snap"}, "UNKNOWN_GAME"),
+    ({"game": "high-card", "variant": "speed"}, "INVALID_OPTIONS"),
+    ({"game": "high-card", "options": {"rounds": 0}}, "INVALID_OPTIONS"),
+    ({"game": "high-card", "options": [1]}, "INVALID_OPTIONS"),
+    ({"game": "high-card", "seed": "minus one"}, "INVALID_OPTIONS"),
 ])
 def test_create_failures_are_problems(client, game_input, code):
     result = data(client, CREATE, {"input": game_input})["createMatch"]
@@ -58,16 +58,16 @@ def test_create_failures_are_problems(client, game_input, code):
 
 def test_join_failures_are_problems(client):
     match_id, _ = started(client)
-    assert data(client, JOIN, {"input": {"matchId": match_id, "name": "Eve"}})["joinMatch"]["code"] == "match_full"
-    assert data(client, JOIN, {"input": {"matchId": "nope", "name": "Eve"}})["joinMatch"]["code"] == "match_not_found"
-    assert data(client, READ, {"id": "nope"})["match"]["code"] == "match_not_found"
-    assert data(client, READ, {"id": match_id}, "gt_forged")["match"]["code"] == "invalid_token"
+    assert data(client, JOIN, {"input": {"matchId": match_id, "name": "Eve"}})["joinMatch"]["code"] == "MATCH_FULL"
+    assert data(client, JOIN, {"input": {"matchId": "nope", "name": "Eve"}})["joinMatch"]["code"] == "MATCH_NOT_FOUND"
+    assert data(client, READ, {"id": "nope"})["match"]["code"] == "MATCH_NOT_FOUND"
+    assert data(client, READ, {"id": match_id}, "gt_forged")["match"]["code"] == "INVALID_TOKEN"
 
 
 def test_submit_outcomes(client):
     match_id, (t0, t1) = started(client)
     hand = data(client, READ, {"id": match_id}, t0)["match"]["view"]["hand"]
-    play = {"highCard": {"type": "play", "card": hand[0]}}
+    play = {"highCard": {"type": "PLAY", "card": hand[0]}}
 
     def submit(action, version=0, token=t0, key=None):
         payload = {"matchId": match_id, "expectedVersion": version, "action": action}
@@ -75,28 +75,28 @@ def test_submit_outcomes(client):
             payload["idempotencyKey"] = key
         return data(client, SUBMIT, {"input": payload}, token)["submitAction"]
 
-    assert submit(play, token=None)["code"] == "token_required"
-    assert submit(play, token="gt_forged")["code"] == "invalid_token"
+    assert submit(play, token=None)["code"] == "TOKEN_REQUIRED"
+    assert submit(play, token="gt_forged")["code"] == "INVALID_TOKEN"
     assert submit(play, version=3) == {"__typename": "VersionConflict", "currentVersion": 0,
-                                       "code": "version_conflict",
+                                       "code": "VERSION_CONFLICT",
                                        "message": "The match is at version 0, not 3; read it again."}
-    assert submit({"highCard": {"type": "play", "card": 99}})["code"] == "illegal_action"
-    assert submit({"highCard": {"type": "play"}})["code"] == "malformed_action"
+    assert submit({"highCard": {"type": "PLAY", "card": 99}})["code"] == "ILLEGAL_ACTION"
+    assert submit({"highCard": {"type": "PLAY"}})["code"] == "MALFORMED_ACTION"
     accepted = submit(play, key="once")
     assert (accepted["__typename"], accepted["version"], accepted["duplicate"]) == ("ActionAccepted", 1, False)
     assert submit(play, key="once")["duplicate"] is True
-    assert submit(play, version=1)["code"] in {"not_your_turn", "illegal_action"}
+    assert submit(play, version=1)["code"] in {"NOT_YOUR_TURN", "ILLEGAL_ACTION"}
     assert data(client, READ, {"id": match_id}, t0)["match"]["history"] == [{"version": 1}]
 
 
 def test_an_action_for_another_game_is_malformed(client, games):
-    from schema.game_types import pascal
+    from schema.game_types import pascal, screaming
     match_id, (t0, _) = started(client)
     other = next(g for g in games.values() if g.id != "high-card")
     field = pascal(other.id)[0].lower() + pascal(other.id)[1:]
-    action = {field: {"type": sorted(other.action_schemas)[0]}}
+    action = {field: {"type": screaming(sorted(other.action_schemas)[0])}}
     result = data(client, SUBMIT, {"input": {"matchId": match_id, "expectedVersion": 0, "action": action}}, t0)
-    assert result["submitAction"]["code"] == "illegal_action"
+    assert result["submitAction"]["code"] == "ILLEGAL_ACTION"
     assert "High Card" in result["submitAction"]["message"]
 
 
@@ -161,12 +161,12 @@ def test_leave_seat_revokes_the_token(client):
     match_id, (t0, t1) = started(client)
     leave = """mutation($input: LeaveSeatInput!) { leaveSeat(input: $input) { __typename
       ... on SeatLeft { seat match { seats { seat joined } } } ... on Problem { code } } }"""
-    assert data(client, leave, {"input": {"matchId": match_id}})["leaveSeat"]["code"] == "token_required"
-    assert data(client, leave, {"input": {"matchId": match_id, "seat": 0}}, t1)["leaveSeat"]["code"] == "not_your_seat"
+    assert data(client, leave, {"input": {"matchId": match_id}})["leaveSeat"]["code"] == "TOKEN_REQUIRED"
+    assert data(client, leave, {"input": {"matchId": match_id, "seat": 0}}, t1)["leaveSeat"]["code"] == "NOT_YOUR_SEAT"
     _, (other_match_token, _) = started(client)
     assert data(client, leave, {"input": {"matchId": match_id, "seat": 0}},
-                other_match_token)["leaveSeat"]["code"] == "invalid_token"
+                other_match_token)["leaveSeat"]["code"] == "INVALID_TOKEN"
     left = data(client, leave, {"input": {"matchId": match_id}}, t1)["leaveSeat"]
     assert left["seat"] == 1 and left["match"]["seats"][1]["joined"] is False
-    assert data(client, READ, {"id": match_id}, t1)["match"]["code"] == "invalid_token"
+    assert data(client, READ, {"id": match_id}, t1)["match"]["code"] == "INVALID_TOKEN"
     assert data(client, READ, {"id": match_id}, t0)["match"]["mySeat"] == 0

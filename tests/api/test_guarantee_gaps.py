@@ -19,19 +19,19 @@ def test_graphql_match_seed_is_null_until_the_match_ends(client):
     the match waits and while it is played, and the seed only once it is finished (as on REST)."""
     match_id = data(client, CREATE, {"input": {"game": "high-card", "seed": "77"}})["createMatch"]["match"]["id"]
     waiting = data(client, SEED, {"id": match_id})["match"]
-    assert (waiting["status"], waiting["seed"]) == ("waiting", None)
+    assert (waiting["status"], waiting["seed"]) == ("WAITING", None)
     tokens = [data(client, JOIN, {"input": {"matchId": match_id, "name": n}})["joinMatch"]["token"]
               for n in ("Ann", "Bob")]
     seen = []
-    while (match := data(client, SEED, {"id": match_id}, tokens[0])["match"])["status"] != "finished":
+    while (match := data(client, SEED, {"id": match_id}, tokens[0])["match"])["status"] != "FINISHED":
         seen.append((match["status"], match["seed"]))
         seat = match["toAct"][0]
         hand = data(client, SEED, {"id": match_id}, tokens[seat])["match"]["view"]["hand"]
-        action = {"highCard": {"type": "play", "card": hand[0]}}
+        action = {"highCard": {"type": "PLAY", "card": hand[0]}}
         outcome = data(client, SUBMIT, {"input": {"matchId": match_id, "expectedVersion": match["version"],
                                                   "action": action}}, tokens[seat])["submitAction"]
         assert outcome["__typename"] == "ActionAccepted", outcome
-    assert len(seen) == 6 and set(seen) == {("active", None)}  # every version before the end, to a seat too
+    assert len(seen) == 6 and set(seen) == {("ACTIVE", None)}  # every version before the end, to a seat too
     assert match["seed"] == "77"
     assert data(client, SEED, {"id": match_id})["match"]["seed"] == "77"
 
@@ -48,11 +48,11 @@ def test_a_valid_token_under_another_scheme_is_refused(client, scheme):
     assert_problem(client.post(f"/v1/matches/{match_id}/actions", json={"action": legal["actions"][0]},
                                headers={**other, "If-Match": '"0"'}), 401, "invalid_token")
     body = {"query": SUBMIT, "variables": {"input": {
-        "matchId": match_id, "expectedVersion": 0, "action": {"highCard": legal["actions"][0]}}}}
+        "matchId": match_id, "expectedVersion": 0, "action": {"highCard": {**legal["actions"][0], "type": "PLAY"}}}}}
     answer = client.post("/graphql", json=body, headers=other)
-    assert answer.status_code == 200 and answer.json()["data"]["submitAction"]["code"] == "invalid_token"
+    assert answer.status_code == 200 and answer.json()["data"]["submitAction"]["code"] == "INVALID_TOKEN"
     read = client.post("/graphql", json={"query": READ, "variables": {"id": match_id}}, headers=other)
-    assert read.json()["data"]["match"] == {"__typename": "InvalidToken", "code": "invalid_token"}
+    assert read.json()["data"]["match"] == {"__typename": "InvalidToken", "code": "INVALID_TOKEN"}
     assert client.get(f"/v1/matches/{match_id}").json()["version"] == 0
 
 

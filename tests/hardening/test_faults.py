@@ -23,6 +23,7 @@ import time
 import httpx
 import redis
 
+from schema.game_types import screaming
 from service.games import all_games
 from service.store.archive import decode
 from service.store.embedded import EmbeddedRedis, free_port
@@ -212,7 +213,8 @@ def test_graphql_answers_503_through_a_frozen_and_a_killed_redis(tmp_path, key_p
                 body = http.get(f"/v1/matches/{match_id}").json()
                 auth = {"Authorization": f"Bearer {tokens[body['to_act'][0]]}"}
                 legal = http.get(f"/v1/matches/{match_id}/legal-actions", headers=auth).json()
-                return body["version"], auth, {"castingStones": legal["actions"][0]}
+                action = legal["actions"][0]  # as REST has it; GraphQL's enum values are SCREAMING_CASE
+                return body["version"], auth, {"castingStones": {**action, "type": screaming(action["type"])}}
 
             def submit(version, auth, action, key):
                 started = time.monotonic()

@@ -21,6 +21,7 @@ import pytest
 import redis
 from starlette.testclient import TestClient
 
+from schema.game_types import screaming
 from service.app import create_app
 from service.settings import Settings
 from service.store.embedded import EmbeddedRedis
@@ -87,7 +88,8 @@ def test_an_action_is_acknowledged_only_once_a_replica_has_it(pair, key_prefix, 
                 "query": """mutation($input: SubmitActionInput!) { submitAction(input: $input) {
                   __typename ... on ActionAccepted { version duplicate } ... on Problem { code } } }""",
                 "variables": {"input": {"matchId": match_id, "expectedVersion": version,
-                                        "action": {"castingStones": action}, "idempotencyKey": idem}}})
+                                        "action": {"castingStones": {**action, "type": screaming(action["type"])}},
+                                        "idempotencyKey": idem}}})
 
         version, auth, action = next_action()  # the replica in sync: an ordinary success
         ok = rest(version, auth, action, "in-sync")

@@ -197,7 +197,7 @@ def test_graphql_add_bot_and_replay(client, drain):
     assert added == {"__typename": "BotAdded", "seat": 1}
     refused = gql("""mutation($id: ID!) { addBot(input: {matchId: $id, level: "godlike"}) {
                      __typename ... on Problem { code message } } }""", id=created["id"])["addBot"]
-    assert refused["code"] == "unknown_bot_level"
+    assert refused["code"] == "UNKNOWN_BOT_LEVEL"
     drain()
     job = gql("""mutation($id: ID!) { startReplay(input: {matchId: $id, seat: 1}) {
                  ... on ReplayJob { id status } } }""", id=created["id"])["startReplay"]
