@@ -10,6 +10,7 @@ The caller's seat comes from the bearer token in the ``Authorization`` header
 """
 
 import asyncio
+import contextlib
 import enum
 import inspect
 from typing import Annotated, Any, AsyncGenerator, Optional, Union
@@ -548,29 +549,40 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
                                   match=MatchType(record=accepted.match, my_seat=accepted.seat),
                                   duplicate=accepted.duplicate)
 
-    MatchEventResult = union("MatchEventResult", MatchEvent, P.MatchNotFound, P.InvalidToken, P.TooManyStreams)
-    TurnNoticeResult = union("TurnNoticeResult", TurnNotice, P.TokenRequired, P.InvalidToken, P.MatchNotFound,
+    MatchEventResult = union("MatchEventResult", MatchEvent, live.StreamEnded, P.MatchNotFound, P.InvalidToken,
                              P.TooManyStreams)
+    TurnNoticeResult = union("TurnNoticeResult", TurnNotice, live.StreamEnded, P.TokenRequired, P.InvalidToken,
+                             P.MatchNotFound, P.TooManyStreams)
 
     @strawberry.type
     class Subscription:
         @strawberry.subscription(description="Each accepted action after version `after`, in order, as your seat "
-                                             "(the connection_init token) may see it. Ends when the match ends.")
+                                             "(the connection_init token; a token holding no seat in this match is "
+                                             "InvalidToken) may see it. The last message is a StreamEnded with the "
+                                             "reason: the match ended, the server is stopping, the store failed.")
         async def match_events(self, info: Info, match_id: strawberry.ID,
                                after: int = 0) -> AsyncGenerator[MatchEventResult, None]:
-            async for kind, payload, game_id in live.match_updates(info.context, match_id, after):
-                yield problems.problem_for(payload) if kind == "problem" else match_event(payload, game_id)
+            async with contextlib.aclosing(live.match_updates(info.context, match_id, after)) as items:
+                async for kind, payload, game_id in items:
+                    if kind == "update":
+                        yield match_event(payload, game_id)
+                    else:
+                        yield problems.problem_for(payload) if kind == "problem" else payload
 
         @strawberry.subscription(description="A notice whenever one of your matches (the connection_init "
-                                             "`tokens`) waits on your seat, and when it ends.")
+                                             "`tokens`) waits on your seat, and when it ends; the last message is "
+                                             "a StreamEnded with the reason.")
         async def my_turns(self, info: Info) -> AsyncGenerator[TurnNoticeResult, None]:
-            async for kind, payload in live.turn_notices(info.context):
-                if kind == "problem":
-                    yield problems.problem_for(payload)
-                else:
-                    yield TurnNotice(match_id=payload["match_id"], seat=payload["seat"], version=payload["version"],
-                                     status=MatchStatusEnum(payload["status"]), to_act=payload["to_act"],
-                                     your_turn=payload["your_turn"])
+            async with contextlib.aclosing(live.turn_notices(info.context)) as items:
+                async for kind, payload in items:
+                    if kind == "problem":
+                        yield problems.problem_for(payload)
+                    elif kind == "end":
+                        yield payload
+                    else:
+                        yield TurnNotice(match_id=payload["match_id"], seat=payload["seat"],
+                                         version=payload["version"], status=MatchStatusEnum(payload["status"]),
+                                         to_act=payload["to_act"], your_turn=payload["your_turn"])
 
     if catalogue_fields:
         Query = strawberry.type(type("Query", (Query,), {
