@@ -156,14 +156,17 @@ class GameTypes:
                 python_type, conv_field = self._field_type(prop, f"{name}.{key}", input=True)
                 new, old = _field_names(key, prop, f"{game.id}: {name}")
                 for field_name in filter(None, (new, old)):
+                    entry = (python_type, conv_field, _signature(prop), key, {new} if field_name == old else set())
                     known = input_fields.get(field_name)
-                    if known is not None and (known[2], known[3]) != (_signature(prop), key):
+                    if known is None:
+                        input_fields[field_name] = entry
+                    elif known[2:4] == entry[2:4]:  # one field: live if any action has it live
+                        input_fields[field_name] = (*known[:4], known[4] | entry[4] if known[4] and entry[4] else set())
+                    elif known[4] and not entry[4]:  # a kept old name gives way to a live field of another type
+                        input_fields[field_name] = entry
+                    elif not (entry[4] and not known[4]):
                         raise SchemaNotSupported(f"{game.id}: action field {field_name!r} has different types "
                                                  f"in different actions; give one an {RENAME!r}")
-                    renamed_to = {new} if field_name == old else set()
-                    if known is not None:  # a live field stays live; a kept old name lists every new one
-                        renamed_to = renamed_to | known[4] if known[4] and renamed_to else set()
-                    input_fields[field_name] = (python_type, conv_field, _signature(prop), key, renamed_to)
         self.action_union = Annotated[Union[tuple(self.action_types.values())],
                                       strawberry.union(f"{self.prefix}Action",
                                                        description=f"An action of {game.title}.")]
@@ -217,6 +220,8 @@ class GameTypes:
                 if field_name is None:
                     continue
                 attr = _attr(field_name)
+                if attr in annotations:
+                    raise SchemaNotSupported(f"{self.game.id}: {where}: two fields are named {field_name!r}")
                 annotations[attr] = Optional[python_type] if nullable else python_type
                 namespace[attr] = strawberry.field(name=field_name, description=prop.get("description"),
                                                    deprecation_reason=deprecation, default=None)

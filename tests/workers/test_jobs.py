@@ -380,12 +380,12 @@ def test_nobody_can_act_as_the_board(client, drain):
                     __typename ... on Problem { code message } } }"""
     answer = client.post("/graphql", headers=auth, json={"query": mutation, "variables": {"input": {
         "matchId": match_id, "expectedVersion": after["version"],
-        "action": {"sorcerersStone": {"type": "mcgonagall_board_move", "uci": "g1f3"}}}}}).json()
+        "action": {"sorcerersStone": {"type": "MCGONAGALL_BOARD_MOVE", "uci": "g1f3"}}}}}).json()
     assert answer["data"]["submitAction"]["__typename"] == "NotYourTurn", answer
-    assert answer["data"]["submitAction"]["code"] == "not_your_turn"
+    assert answer["data"]["submitAction"]["code"] == "NOT_YOUR_TURN"
     joined = client.post("/graphql", json={"query": """mutation($id: ID!) { joinMatch(input: {matchId: $id,
         name: "eve", seat: -1}) { __typename ... on Problem { code } } }""", "variables": {"id": match_id}}).json()
-    assert joined["data"]["joinMatch"] == {"__typename": "NoSuchSeat", "code": "no_such_seat"}
+    assert joined["data"]["joinMatch"] == {"__typename": "NoSuchSeat", "code": "NO_SUCH_SEAT"}
     assert get(client, match_id)["version"] == after["version"]  # nothing was played
     drain()
     assert get(client, match_id)["to_act"] == [0]
