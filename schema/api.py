@@ -11,7 +11,6 @@ The caller's seat comes from the bearer token in the ``Authorization`` header
 
 import asyncio
 import contextlib
-import enum
 import inspect
 from typing import Annotated, Any, AsyncGenerator, Optional, Union
 
@@ -22,14 +21,14 @@ from strawberry.extensions import (
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
-from service.engine import BOARD_SEAT_NOTE as BOARD_NOTE, RESULT_CAUSE, Game, RuleError
+from service.engine import BOARD_SEAT_NOTE as BOARD_NOTE, RESULT_CAUSE, Game, InvalidOptions, RuleError
 from service.store import Match, MatchStore, StoreError
 from service.store.bots import add_bot as store_add_bot, create_match as store_create_match
 
 from . import live, problems
 from .errors import MaskUnexpectedErrors, OperationNameRequired, log_errors
 from .cost import max_cost_rule
-from .game_types import GameTypes, pascal
+from .game_types import GameTypes, action_type_enum, graphql_enum, pascal, screaming
 
 #: How an acting ``seat`` field documents the board itself (service.engine.BOARD_SEAT).
 ACTED = f"The seat that acted; {BOARD_NOTE}"
@@ -44,7 +43,8 @@ class Schema(strawberry.Schema):
 
 def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int = 2000,
                  max_aliases: int = 15, max_cost: int = 20000) -> strawberry.Schema:
-    types = {game_id: GameTypes(game) for game_id, game in games.items()}
+    action_type = action_type_enum(games.values())
+    types = {game_id: GameTypes(game, action_type) for game_id, game in games.items()}
 
     GameView = Annotated[
         Union[tuple(t.view_type for t in types.values())],
@@ -148,11 +148,42 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         events: list[JSON]
         auto: Optional[AutoAction] = strawberry.field(description=AUTO)
 
-    MatchStatusEnum = strawberry.enum(
-        enum.Enum("MatchStatus", {"waiting": "waiting", "active": "active", "finished": "finished"}),
-        name="MatchStatus", description="waiting: seats still open; active: being played; finished: over.")
+    MatchStatusEnum = graphql_enum("MatchStatus", ["waiting", "active", "finished"],
+                                   "WAITING: seats still open; ACTIVE: being played; FINISHED: over.")
 
-    @strawberry.type(name="Match", description="A match, as the caller's seat (or a spectator) may see it.")
+    def view_of(record: Match, seat: Optional[int]) -> Any:
+        return types[record.game.id].to_view(record.view(seat))
+
+    def legal_actions_of(record: Match, seat: Optional[int]) -> list:
+        t = types[record.game.id]
+        return [t.to_action(a) for a in record.legal_actions(seat)]
+
+    def typed_match(t: GameTypes) -> type:
+        """``<Game>Match``: the view and legal actions typed by one game, for a client that plays only it."""
+
+        @strawberry.type(name=f"{t.prefix}Match",
+                         description=f"A match of {t.game.title}: its view and legal actions, typed by the game.")
+        class GameMatch:
+            record: strawberry.Private[Match]
+            my_seat: strawberry.Private[Optional[int]]
+
+            @strawberry.field
+            def view(self) -> t.view_type:
+                return view_of(self.record, self.my_seat)
+
+            @strawberry.field(description="Every action the caller's seat may take now.")
+            def legal_actions(self) -> list[t.action_union]:
+                return legal_actions_of(self.record, self.my_seat)
+
+        return GameMatch
+
+    def typed_match_field(game_id: str, cls: type) -> Any:
+        def resolve(self) -> Optional[cls]:
+            return cls(record=self.record, my_seat=self.my_seat) if self.record.game.id == game_id else None
+
+        return strawberry.field(resolver=resolve, description=f"The match as a {games[game_id].title} match "
+                                                              "(typed view and legal actions); null for another game.")
+
     class MatchType:
         record: strawberry.Private[Match]
         my_seat: Optional[int] = strawberry.field(description="The caller's seat; null for a spectator.")
@@ -201,12 +232,11 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
 
         @strawberry.field
         def view(self) -> GameView:
-            return types[self.record.game.id].to_view(self.record.view(self.my_seat))
+            return view_of(self.record, self.my_seat)
 
         @strawberry.field(description="Every action the caller's seat may take now.")
         def legal_actions(self) -> list[GameAction]:
-            t = types[self.record.game.id]
-            return [t.to_action(a) for a in self.record.legal_actions(self.my_seat)]
+            return legal_actions_of(self.record, self.my_seat)
 
         @strawberry.field(description="Accepted actions after version `after`, as the caller may see them.")
         async def history(self, info: Info, after: int = 0, limit: int = 100) -> list[HistoryEntry]:
@@ -218,6 +248,11 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
                                  action=t.to_action(e.action) if e.action is not None else None, events=e.events,
                                  auto=auto_action(e.auto))
                     for e in entries]
+
+    for game_field, (game_id, t) in action_input_fields.items():
+        setattr(MatchType, game_field, typed_match_field(game_id, typed_match(t)))
+    MatchType = strawberry.type(MatchType, name="Match",
+                                description="A match, as the caller's seat (or a spectator) may see it.")
 
     @strawberry.type(description="An accepted action, as the subscriber's seat may see it.")
     class MatchEvent:
@@ -413,7 +448,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
                 params[name] = min(max(params[name], schema["minimum"]), schema["maximum"])
             wanted = {k: arguments[k] for k in catalogue.filters if arguments[k] is not None}
             return [converter.out(item) for item in catalogue.items(**params)
-                    if all(str(item.get(k)) == v for k, v in wanted.items())]
+                    if all(v in (str(item.get(k)), screaming(str(item.get(k)))) for k, v in wanted.items())]
 
         resolve.__signature__ = inspect.Signature([
             *(inspect.Parameter(f, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Optional[str])
@@ -422,8 +457,9 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
               for name, schema in catalogue.params.items())])
         resolve.__annotations__ = {**{f: Optional[str] for f in catalogue.filters},
                                    **{name: int for name in catalogue.params}, "return": list[item_type]}
-        return list[item_type], strawberry.field(resolver=resolve, description=f"{game.title}: the "
-                                                                                f"{catalogue.name}, filtered by exact match.")
+        description = (f"{game.title}: the {catalogue.name}, filtered by exact match (an enum value as it is "
+                       "output, or as in JSON).")
+        return list[item_type], strawberry.field(resolver=resolve, description=description)
 
     catalogue_fields = {}
     for game in games.values():
@@ -480,14 +516,13 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
             seed = None
             if input.seed is not None:
                 if not input.seed.isdigit() or len(input.seed) > 19:
-                    return problems.InvalidOptions(code="invalid_options",
-                                                   message="seed must be a decimal integer below 2**63.")
+                    return problems.problem_for(InvalidOptions("seed must be a decimal integer below 2**63."))
                 seed = int(input.seed) & ((1 << 63) - 1)
             options = input.options
             if options is not None and not isinstance(options, dict):
-                return problems.InvalidOptions(code="invalid_options", message="options must be a JSON object.")
+                return problems.problem_for(InvalidOptions("options must be a JSON object."))
             if input.turn_seconds is not None and not 1 <= input.turn_seconds <= 86400:
-                return problems.InvalidOptions(code="invalid_options", message="turnSeconds must be 1 to 86400.")
+                return problems.problem_for(InvalidOptions("turnSeconds must be 1 to 86400."))
             bots = [{"seat": b.seat, "level": b.level} for b in input.bots or []]
             try:
                 record = await store_create_match(store, input.game, variant=input.variant, options=options,
