@@ -22,7 +22,7 @@ from typing import Any, AsyncIterator
 
 import strawberry
 
-from service.rest.streams import seat_check
+from service.rest.streams import SendWatch, seat_check
 from service.store import InvalidToken, StoreError, TokenRequired
 from service.store.live import LiveUpdates, StoreUnavailable, StreamLimit, guarded, turns
 from service.store.tokens import bearer_token, token_match
@@ -93,32 +93,45 @@ def match_token(context: dict, match_id: str) -> str | None:
     raise InvalidToken("None of the connection's tokens holds a seat in this match.")
 
 
+class _Watched:
+    """A subscription's place in the :class:`SendWatch`: ``since`` is when the item now waiting to be sent
+    was handed to strawberry; the websocket is closed if it waits longer than ``timeout``."""
+
+    __slots__ = ("websocket", "timeout", "since", "closing")
+
+    def __init__(self, websocket, timeout: float):
+        self.websocket, self.timeout, self.since, self.closing = websocket, timeout, None, None
+
+    def expire(self) -> None:
+        async def close() -> None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.websocket.close(code=SLOW_CONSUMER, reason="slow consumer"), 2)
+
+        self.closing = asyncio.get_running_loop().create_task(close())  # held: not collected before it runs
+
+
 async def watched(items: AsyncIterator[Any], websocket, send_timeout: float) -> AsyncIterator[Any]:
-    """Yield ``items``; close the websocket if one waits unsent longer than ``send_timeout``."""
-    waiting_since: float | None = None
+    """Yield ``items``; close the websocket if one waits unsent longer than ``send_timeout``.
 
-    async def watchdog() -> None:
-        while True:
-            await asyncio.sleep(min(1.0, send_timeout / 2))
-            if waiting_since is not None and time.monotonic() - waiting_since > send_timeout:
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(websocket.close(code=SLOW_CONSUMER, reason="slow consumer"), 2)
-                return
-
-    dog = asyncio.create_task(watchdog())
+    Strawberry sends an item before it asks for the next, so the time from a yield to the next
+    ``__anext__`` is the time its send took. One task watches every subscription (SendWatch), not one each.
+    """
+    mark = _Watched(websocket, send_timeout)
+    watch = SendWatch.current()
+    watch.add(mark)
     try:
         async with contextlib.aclosing(items):
             async for item in items:
-                waiting_since = time.monotonic()
+                mark.since = time.monotonic()
                 yield item
-                waiting_since = None
+                mark.since = None
     finally:
-        dog.cancel()
+        watch.discard(mark)
 
 
-async def match_updates(context: dict, match_id: str, after: int) -> AsyncIterator[tuple[str, Any, str]]:
-    """("update", filtered update, game id) items for the connection's seat; the last is
-    ("problem", error, "") when refused, else ("end", StreamEnded, "")."""
+async def match_updates(context: dict, match_id: str, after: int) -> AsyncIterator[tuple[str, Any, Any]]:
+    """("update", Update, (seat, game id)) items, to be shown as the connection's seat may see them
+    (``Update.for_seat``); the last is ("problem", error, None) when refused, else ("end", StreamEnded, None)."""
     store = context["store"]
     live: LiveUpdates = context["request"].app.state.live
     limit: StreamLimit = context["request"].app.state.stream_limit
@@ -128,10 +141,10 @@ async def match_updates(context: dict, match_id: str, after: int) -> AsyncIterat
         match, seat = await guarded(lambda: store.read_as(match_id, token), live.timeout)
         lease = await limit.acquire(store, [token] if token else [], keepalive=settings.stream_keepalive)
     except StoreUnavailable as error:
-        yield "end", ended(error.code, error.message), ""
+        yield "end", ended(error.code, error.message), None
         return
     except StoreError as error:
-        yield "problem", error, ""
+        yield "problem", error, None
         return
     reason, message = "finished", None
     try:
@@ -141,14 +154,14 @@ async def match_updates(context: dict, match_id: str, after: int) -> AsyncIterat
             async for update in items:
                 await lease.renew()
                 if update is not None:
-                    yield "update", update.for_seat(seat), match.game.id
+                    yield "update", update, (seat, match.game.id)
         if live.closing.is_set():
             reason = "shutdown"
     except StoreError as error:
         reason, message = error.code, error.message
     finally:
         await lease.release()
-    yield "end", ended(reason, message), ""
+    yield "end", ended(reason, message), None
 
 
 async def turn_notices(context: dict) -> AsyncIterator[tuple[str, Any]]:

@@ -31,6 +31,8 @@ import contextlib
 import inspect
 import json
 import logging
+import time
+import weakref
 from typing import Any, AsyncIterator, Awaitable, Callable
 
 from starlette.requests import Request
@@ -39,6 +41,7 @@ from starlette.routing import Route
 
 from service.store import MatchStore, StoreError, bearer_token
 from service.store.connect import STORE_UNAVAILABLE
+from service.store.archive import Update
 from service.store.live import Lease, LiveUpdates, StoreUnavailable, guarded, turns, within
 from service.store.tokens import token_match
 
@@ -53,9 +56,64 @@ KEEPALIVE_NDJSON = b'{"type":"keepalive"}\n'
 def _encode(kind: str, message: dict[str, Any], fmt: str, event_id: str | None = None) -> bytes:
     data = json.dumps(message, separators=(",", ":"))
     if fmt == "ndjson":
-        return json.dumps({"type": kind, **message}, separators=(",", ":")).encode() + b"\n"
+        # {"type": kind, **message}, without encoding the message twice (no message has a "type" key)
+        return f'{{"type":{json.dumps(kind)}{"," if message else ""}{data[1:]}\n'.encode()
     head = f"id: {event_id}\n" if event_id is not None else ""
     return f"{head}event: {kind}\ndata: {data}\n\n".encode()
+
+
+def action_frame(update: Update, seat: int | None, fmt: str) -> bytes:
+    """The frame of ``update`` as ``seat`` (None: a spectator) sees it: encoded once per seat and format,
+    the same bytes for every follower of this process (a spectator's are every spectator's)."""
+    return update.shared((fmt, seat), lambda: _encode("action", update.for_seat(seat), fmt, str(update.version)))
+
+
+class SendWatch:
+    """The send timeouts of every stream of an event loop, kept by one task.
+
+    A timer per send (``asyncio.wait_for``, ``asyncio.timeout``) cost each follower a timer (once a task)
+    per update; here a send marks when it began (``since``) and one task, waking every ``period``, calls
+    ``expire()`` on a stream whose send has waited longer than its ``timeout``: a slow consumer is dropped
+    within ``timeout + period``.
+    """
+
+    period = 0.1
+    _of_loop: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, SendWatch]" = weakref.WeakKeyDictionary()
+
+    def __init__(self):
+        self.watched: set = set()
+        self.task: asyncio.Task | None = None
+
+    @classmethod
+    def current(cls) -> "SendWatch":
+        loop = asyncio.get_running_loop()
+        watch = cls._of_loop.get(loop)
+        if watch is None:
+            watch = cls._of_loop[loop] = cls()
+        return watch
+
+    def add(self, stream) -> None:
+        """``stream`` has ``since`` (when its pending send began, else None), ``timeout`` and ``expire()``."""
+        self.watched.add(stream)
+        if self.task is None:
+            self.task = asyncio.get_running_loop().create_task(self._sweep(), name="grimoire-send-watch")
+
+    def discard(self, stream) -> None:
+        self.watched.discard(stream)
+
+    async def _sweep(self) -> None:
+        try:
+            while self.watched:
+                await asyncio.sleep(self.period)
+                now = time.monotonic()
+                for stream in [w for w in self.watched if w.since is not None and now - w.since > w.timeout]:
+                    self.watched.discard(stream)
+                    try:
+                        stream.expire()
+                    except Exception:
+                        log.exception("a slow consumer could not be dropped")
+        finally:
+            self.task = None
 
 
 async def _nothing() -> None:
@@ -69,13 +127,22 @@ class EventStream:
     however the response ends: finished, client gone, server error.
     """
 
-    def __init__(self, items: AsyncIterator[tuple[str, dict, str | None] | None], fmt: str, send_timeout: float,
-                 live: LiveUpdates, on_close: Callable[[], Awaitable[None] | None] = _nothing):
+    def __init__(self, items: AsyncIterator[tuple[str, dict, str | None] | bytes | None], fmt: str,
+                 send_timeout: float, live: LiveUpdates, on_close: Callable[[], Awaitable[None] | None] = _nothing):
         self.items = items
         self.on_close = on_close
         self.fmt = fmt
-        self.send_timeout = send_timeout
+        self.timeout = send_timeout
         self.live = live
+        self.since: float | None = None  # when the pending send began (SendWatch)
+        self.slow = False
+        self.writer: asyncio.Task | None = None
+
+    def expire(self) -> None:
+        """SendWatch: the client took nothing for ``timeout`` seconds."""
+        self.slow = True
+        if self.writer is not None:
+            self.writer.cancel()
 
     async def __call__(self, scope, receive, send) -> None:
         try:
@@ -86,11 +153,14 @@ class EventStream:
                     (b"x-accel-buffering", b"no")]})
             except Exception:  # the client went away before the response started
                 return
-            writer = asyncio.create_task(self._write(send))
+            writer = self.writer = asyncio.create_task(self._write(send))
             watcher = asyncio.create_task(self._until_disconnect(receive))
+            watch = SendWatch.current()
+            watch.add(self)
             try:
                 await asyncio.wait({writer, watcher}, return_when=asyncio.FIRST_COMPLETED)
             finally:
+                watch.discard(self)
                 for task in (writer, watcher):
                     task.cancel()
                 await asyncio.gather(writer, watcher, return_exceptions=True)
@@ -112,12 +182,21 @@ class EventStream:
         keepalive = KEEPALIVE_NDJSON if self.fmt == "ndjson" else KEEPALIVE_SSE
         try:
             async for item in self.items:
-                chunk = keepalive if item is None else _encode(item[0], item[1], self.fmt, item[2])
-                await within(send({"type": "http.response.body", "body": chunk, "more_body": True}),
-                                       self.send_timeout)
+                if item is None:
+                    chunk = keepalive
+                elif isinstance(item, bytes):
+                    chunk = item
+                else:
+                    chunk = _encode(item[0], item[1], self.fmt, item[2])
+                self.since = time.monotonic()
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                self.since = None
             if self.live.closing.is_set():
                 reason = "shutdown"
-        except asyncio.TimeoutError:
+        except asyncio.CancelledError:
+            if not self.slow:
+                raise
+            asyncio.current_task().uncancel()  # SendWatch's cancellation: the stream ends with its reason
             reason = "slow_consumer"
         except StoreError as error:
             reason = error.code
@@ -179,15 +258,16 @@ async def match_events(request: Request) -> Response:
     except StoreError as error:
         return _refused(error)
 
+    fmt = _format(request)
+
     async def items():
         updates = live.follow(match.id, int(raw_after), idle=settings.stream_keepalive,
                               seat_check=seat_check(store, match.id, token))
         async with contextlib.aclosing(updates):
             async for update in updates:
-                yield None if update is None else ("action", update.for_seat(seat), str(update.version))
+                yield None if update is None else action_frame(update, seat, fmt)
 
-    return EventStream(renewing(items(), lease), _format(request), settings.stream_send_timeout, live,
-                       lease.release)
+    return EventStream(renewing(items(), lease), fmt, settings.stream_send_timeout, live, lease.release)
 
 
 async def my_turns(request: Request) -> Response:

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import json
 import zlib
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
 
 from redis.client import NEVER_DECODE
 
@@ -49,16 +49,40 @@ class Update:
     to_act: list[int]
     at: int
     auto: dict[str, Any] | None  # a turn timer's record (public), see MatchStore.submit
+    #: what was derived from this update once for every follower of the process (see :meth:`shared`)
+    _shared: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def for_seat(self, seat: int | None) -> dict[str, Any]:
-        """What ``seat`` (None: a spectator) may see of this update."""
-        return {
+        """What ``seat`` (None: a spectator) may see of this update: one dict per seat, shared; don't mutate it."""
+        return self.shared(("view", seat), lambda: {
             "match_id": self.match_id, "version": self.version, "seat": self.seat,
             "action": self.action if seat == self.seat else None,
             "events": events_for(self.events, seat),
             "status": self.status, "to_act": self.to_act if self.status == "active" else [],
             "at": self.at, "auto": self.auto,
-        }
+        })
+
+    def shared(self, key: Any, make: Callable[[], Any]) -> Any:
+        """``make()``, computed once per ``key`` for this update and handed to every caller after.
+
+        A thousand followers of a match each send one update: filtering and encoding it per
+        follower was most of the fan-out's CPU. The key must name everything the value depends
+        on beyond the update itself (the seat, the wire format), or one seat gets another's view.
+        """
+        try:
+            return self._shared[key]
+        except KeyError:
+            value = self._shared[key] = make()
+            return value
+
+
+def published_update(match_id: str, data: dict[str, Any]) -> Update:
+    """The update commit.lua publishes (a log entry's fields, already decoded), read into an :class:`Update`."""
+    return Update(
+        match_id=match_id, version=int(data["version"]), seat=int(data["seat"]), action=data["action"],
+        events=data["events"], status=data["status"], to_act=data["to_act"], at=int(data["at"]),
+        auto=data.get("auto"),
+    )
 
 
 def log_update(match_id: str, entry_id: str, fields: dict[str, str]) -> Update:
@@ -121,24 +145,39 @@ async def entries(store: "MatchStore", match_id: str, after: int, limit: int) ->
     raise RuntimeError(f"the log of match {match_id} kept moving while being read")
 
 
+#: Reads of the archive one compaction makes while other compactions of the match keep moving it.
+COMPACT_ATTEMPTS = 4
+
+
+def due(store: "MatchStore", version: int, finished: bool) -> bool:
+    """Whether an accepted action at ``version`` calls for a compaction (:func:`compact`)."""
+    return store.compact_every > 0 and (version % store.compact_every == 0 or finished)
+
+
 async def compact(store: "MatchStore", match_id: str, version: int, finished: bool) -> bool:
     """Archive the entries older than the ``keep`` newest if this version calls for it.
 
     Called after an accepted action at ``version``. Returns whether the archive moved.
     A concurrent compaction of the same match wins or loses cleanly (nothing is lost).
     """
-    every, keep = store.compact_every, store.keep_recent
-    if every <= 0 or (version % every and not finished):
+    if not due(store, version, finished):
         return False
-    through = version - keep
-    raw = await read_raw(store, match_id)
-    upto = int(raw.partition(b":")[0]) if raw else 0
-    if through <= upto:
-        return False
-    moving = await store.redis.xrange(store.log_key(match_id), f"({upto}-0", f"{through}-0")
-    if not moving or _version(moving[0][0]) != upto + 1 or _version(moving[-1][0]) != through:
-        return False  # another process compacted meanwhile
-    blob = encode(through, moving, raw)
-    moved = await store._compact(keys=[store.log_key(match_id), store.archive_key(match_id)],
-                                 args=[upto, through, blob])
-    return bool(moved)
+    through = version - store.keep_recent
+    # Another compaction of the match may move the archive between the read and the script (the
+    # service runs them in the background, so two of one match overlap): read again, and stop once
+    # the archive reaches ``through``. Without the retry a match's last compaction could be lost.
+    for _ in range(COMPACT_ATTEMPTS):
+        raw = await read_raw(store, match_id)
+        upto = int(raw.partition(b":")[0]) if raw else 0
+        if through <= upto:
+            return False
+        moving = await store.redis.xrange(store.log_key(match_id), f"({upto}-0", f"{through}-0")
+        if not moving or _version(moving[-1][0]) != through:
+            return False  # the log is gone, or does not reach this version
+        if _version(moving[0][0]) != upto + 1:
+            continue  # compacted between the two reads
+        blob = encode(through, moving, raw)
+        if await store._compact(keys=[store.log_key(match_id), store.archive_key(match_id)],
+                                args=[upto, through, blob]):
+            return True
+    return False

@@ -10,6 +10,10 @@
 -- ARGV[12] request fingerprint ARGV[13] idempotency TTL, seconds
 -- ARGV[14] the record of a default action the service played for a late seat (JSON), or ""
 --
+-- The message published is the whole update, a JSON object: the log entry's fields, "version" and the
+-- match's "result" (null until it ends), so that followers read nothing back (service/store/live.py).
+-- ARGV[3..9] and ARGV[14] are JSON already (or a plain status word): spliced as they are.
+--
 -- Returns {"ok", new_version}, {"conflict", current_version},
 -- {"duplicate", idempotency record (JSON)} or {"missing"}.
 if KEYS[4] then
@@ -37,5 +41,9 @@ redis.call('EXPIRE', KEYS[3], ttl)
 if KEYS[4] then
   redis.call('SET', KEYS[4], cjson.encode({fingerprint = ARGV[12], version = version}), 'EX', tonumber(ARGV[13]))
 end
-redis.call('PUBLISH', ARGV[10], version)
+local auto = ARGV[14] ~= '' and ARGV[14] or 'null'
+local result = ARGV[5] ~= '' and ARGV[5] or 'null'
+redis.call('PUBLISH', ARGV[10], '{"version":' .. version .. ',"seat":' .. ARGV[6] .. ',"status":"' .. ARGV[3] ..
+           '","to_act":' .. ARGV[4] .. ',"at":' .. ARGV[9] .. ',"action":' .. ARGV[7] .. ',"events":' .. ARGV[8] ..
+           ',"auto":' .. auto .. ',"result":' .. result .. '}')
 return {'ok', version}

@@ -6,12 +6,16 @@ in order, without gaps or repeats, however many service processes there are:
 * the commit script publishes the new version on the match's channel; this
   process's :class:`LiveUpdates` holds one pub/sub connection for all of its
   followers and wakes those of that match;
-* a woken follower reads the match's action log after the last version it
-  delivered. The log, not the message, is the source of truth, so a message
-  this process missed (a pub/sub reconnect) costs only latency: followers
-  also re-read the log on every idle tick;
-* the newest entries of each followed match are cached here and read from
-  Redis once, whatever the number of followers of that match.
+* the message is the whole update (commit.lua publishes the log entry's
+  fields with the version, status and seats to act): the reader appends it to
+  the match's cache of newest updates when it is the next version, and a
+  woken follower takes it from there. A follower sends Redis nothing per
+  update: one read per follower per update exhausted the store's connection
+  pool at a thousand followers, and their streams ended ``store_unavailable``;
+* the log, not the message, is the source of truth: a message out of order or
+  missed (a pub/sub reconnect) marks the match stale, and the next follower to
+  wake reads the log once for all of them (so does an idle tick, at most once
+  per match per half keep-alive), so a lost message costs only latency.
 
 One task, the reader, owns the pub/sub connection: it alone subscribes,
 unsubscribes and reads (redis-py's connection allows one reader at a time; a
@@ -41,7 +45,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Awaitable, Callable
 
-from .archive import Update, log_update
+from .archive import Update, log_update, published_update
 from .connect import STORE_UNAVAILABLE
 from .errors import MatchNotFound, StoreError, TooManyStreams
 from .matches import MatchStore
@@ -53,6 +57,8 @@ log = logging.getLogger("grimoire.live")
 _POLL = 0.05
 _PING = "grimoire-live"
 _RETRY = 0.1
+#: How often one task looks for followers idle past their keep-alive (instead of a timer per wait).
+_TICK = 0.2
 
 
 class StoreUnavailable(StoreError):
@@ -108,10 +114,12 @@ def _client_timeout(store: MatchStore, default: float = 5.0) -> float:
     return float(configured or default)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class _Follower:
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     seats_changed: bool = False
+    idle_at: float = float("inf")  # when the ticker wakes it for a keep-alive, if nothing else did
+    idle: bool = False  # woken by the ticker
 
 
 @dataclass(eq=False)
@@ -120,8 +128,11 @@ class _Channel:
     name: str
     followers: set[_Follower] = field(default_factory=set)
     recent: OrderedDict[int, Update] = field(default_factory=OrderedDict)
-    newest: int = -1  # the newest version read from the log
-    stale: bool = True  # a notification came since the last read
+    newest: int = -1  # the newest version cached (read from the log or published)
+    stale: bool = True  # the cache may lack versions that exist: read the log before trusting it
+    finished: int | None = None  # the version that finished the match, once seen
+    gone: bool = False  # the match expired
+    checked: float = float("-inf")  # when an idle tick last made sure of the log and the match
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     ready: asyncio.Event = field(default_factory=asyncio.Event)  # subscribed on the reader's connection
 
@@ -140,6 +151,7 @@ class LiveUpdates:
         self._channels: dict[str, _Channel] = {}
         self._changed = asyncio.Event()
         self._reader: asyncio.Task | None = None
+        self._ticker: asyncio.Task | None = None
         self.closing = asyncio.Event()
 
     @property
@@ -148,6 +160,7 @@ class LiveUpdates:
 
     async def start(self) -> None:
         self._reader = asyncio.create_task(self._read(), name="grimoire-live-reader")
+        self._ticker = asyncio.create_task(self._tick(), name="grimoire-live-ticker")
 
     def begin_shutdown(self) -> None:
         """Wake every follower to finish: streams end with the reason "shutdown"."""
@@ -156,10 +169,24 @@ class LiveUpdates:
 
     async def stop(self) -> None:
         self.begin_shutdown()
-        if self._reader is not None:
-            self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._reader
+        for task in (self._reader, self._ticker):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+
+    async def _tick(self) -> None:
+        """Wake the followers idle past their keep-alive: one task for all, not a timer per follower per wait."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(_TICK)
+            now = loop.time()
+            for channel in list(self._channels.values()):
+                for follower in channel.followers:
+                    if now >= follower.idle_at:
+                        follower.idle_at = float("inf")
+                        follower.idle = True
+                        follower.wake.set()
 
     def _wake_all(self, stale: bool = False) -> None:
         """``stale``: notifications may have been lost, of new versions and of seats taken or left alike."""
@@ -246,12 +273,30 @@ class LiveUpdates:
             elif kind == "message":
                 channel = self._channels.get(self._match_of(name))
                 if channel is not None:
-                    seat_taken = message["data"].startswith("seat:")
-                    if not seat_taken:  # a new version
-                        channel.stale = True
+                    data = message["data"]
+                    seat_taken = data.startswith("seat:")
+                    if not seat_taken:
+                        self._published(channel, data)
                     for follower in channel.followers:
                         follower.seats_changed |= seat_taken
                         follower.wake.set()
+
+    def _published(self, channel: _Channel, data: str) -> None:
+        """Cache a published update if it is the next version; else (a gap, a message not understood: an
+        older process's bare version number) have the log read."""
+        if channel.stale or channel.newest < 0 or not data.startswith("{"):
+            channel.stale = True
+            return
+        try:
+            update = published_update(channel.match_id, json.loads(data))
+        except (ValueError, KeyError, TypeError):
+            log.warning("live updates: a message on %s is not an update; reading the log", channel.name)
+            channel.stale = True
+            return
+        if update.version == channel.newest + 1:
+            self._cache(channel, update)
+        elif update.version > channel.newest:  # a message was lost: the log has the ones between
+            channel.stale = True
 
     async def _reconnected(self, connection) -> None:
         self._wake_all(stale=True)
@@ -275,8 +320,12 @@ class LiveUpdates:
         shuts down (``self.closing`` is set). Raises MatchNotFound first if the
         match does not exist, and StoreUnavailable whenever Redis does not answer.
         """
-        if not await guarded(lambda: self.store.redis.exists(self.store.key(match_id)), self.timeout):
+        status, version = await guarded(
+            lambda: self.store.redis.hmget(self.store.key(match_id), "status", "version"), self.timeout)
+        if status is None:
             raise MatchNotFound(f"There is no match {match_id!r} (it may have expired).")
+        if status == "finished" and int(version) <= after:
+            return  # nothing after the end
         follower = _Follower()
         channel = self._join(match_id, follower)
         try:
@@ -292,11 +341,14 @@ class LiveUpdates:
 
     async def _updates(self, match_id: str, channel: _Channel, follower: _Follower, after: int, idle: float,
                        seat_check) -> AsyncIterator[Update | None]:
+        loop = asyncio.get_running_loop()
         last = after
         while not self.closing.is_set():
             follower.wake.clear()
             subscribed = channel.ready.is_set()
-            updates = await guarded(lambda: self._after(channel, last), self.timeout)
+            updates = self._cached(channel, last)
+            if updates is None:  # not all in the cache: one follower reads the log for every one
+                updates = await guarded(lambda: self._after(channel, last), self.timeout)
             for update in updates:
                 last = update.version
                 yield update
@@ -304,7 +356,7 @@ class LiveUpdates:
                     return
             if updates:
                 continue
-            if await guarded(lambda: self._finished_at(match_id, last), self.timeout):
+            if channel.gone or (channel.finished is not None and last >= channel.finished):
                 return
             if not subscribed:
                 # read again once subscribed: an action committed before that sent no wake-up here
@@ -316,21 +368,30 @@ class LiveUpdates:
                     await guarded(seat_check, self.timeout)
                 yield None  # a seat was taken: no log entry, but the match changed
                 continue
-            try:
-                await within(follower.wake.wait(), idle)
-            except asyncio.TimeoutError:
-                channel.stale = True  # in case a notification was missed
+            if follower.idle:
+                follower.idle = False
+                await self._idle(channel, idle)
                 yield None
+                continue
+            follower.idle_at = loop.time() + idle
+            await follower.wake.wait()
+
+    async def _idle(self, channel: _Channel, idle: float) -> None:
+        """On a follower's idle tick, at most once per match per half keep-alive: have the log read again
+        (in case a notification was missed) and make sure the match has not expired."""
+        now = asyncio.get_running_loop().time()
+        if now - channel.checked < idle / 2:
+            return
+        channel.checked = now
+        channel.stale = True
+        if not await guarded(lambda: self.store.redis.exists(self.store.key(channel.match_id)), self.timeout):
+            channel.gone = True
 
     async def _until_subscribed(self, channel: _Channel) -> None:
         try:
             await within(channel.ready.wait(), self.timeout)
         except asyncio.TimeoutError:
             raise StoreUnavailable(STORE_DOWN_MESSAGE) from None
-
-    async def _finished_at(self, match_id: str, version: int) -> bool:
-        status, current = await self.store.redis.hmget(self.store.key(match_id), "status", "version")
-        return status is None or (status == "finished" and int(current) <= version)
 
     def _join(self, match_id: str, follower: _Follower) -> _Channel:
         channel = self._channels.get(match_id)
@@ -347,14 +408,35 @@ class LiveUpdates:
             del self._channels[channel.match_id]
             self._changed.set()
 
+    def _cached(self, channel: _Channel, last: int) -> list[Update] | None:
+        """Updates after version ``last`` if the cache holds them all; None if the log must be read."""
+        if channel.stale or channel.newest < 0:
+            return None
+        if channel.newest <= last:
+            return []
+        recent = channel.recent
+        if last + 1 not in recent:
+            return None
+        # the cache holds consecutive versions: no scan of it per follower
+        return [recent[v] for v in range(last + 1, min(channel.newest, last + self.page) + 1)]
+
+    def _cache(self, channel: _Channel, update: Update) -> None:
+        """Add the next version (an update read twice keeps the first copy: followers share its encodings)."""
+        channel.recent.setdefault(update.version, update)
+        channel.newest = max(channel.newest, update.version)
+        if update.status == "finished":
+            channel.finished = update.version
+        while len(channel.recent) > self.cache_size:
+            channel.recent.popitem(last=False)
+
     async def _after(self, channel: _Channel, last: int) -> list[Update]:
         """Updates after version ``last``: from the cache when it covers them, else from the log."""
         async with channel.lock:
             if channel.stale or channel.newest < 0:
                 await self._refresh(channel)
-        oldest = next(iter(channel.recent), None)
-        if oldest is not None and oldest <= last + 1:
-            return [u for v, u in channel.recent.items() if v > last][: self.page]
+        cached = self._cached(channel, last)
+        if cached is not None:
+            return cached
         if channel.newest <= last:
             return []
         entries = await self.store.log_entries(channel.match_id, after=last, limit=self.page)
@@ -374,13 +456,9 @@ class LiveUpdates:
             channel.stale = True
             raise
         for entry_id, fields in entries:
-            update = log_update(channel.match_id, entry_id, fields)
-            channel.recent[update.version] = update
-            channel.newest = max(channel.newest, update.version)
+            self._cache(channel, log_update(channel.match_id, entry_id, fields))
         if channel.newest < 0:
             channel.newest = 0
-        while len(channel.recent) > self.cache_size:
-            channel.recent.popitem(last=False)
         if len(entries) == self.cache_size and channel.newest >= 0:
             channel.stale = True  # more to read
 
