@@ -598,9 +598,12 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         async def match_events(self, info: Info, match_id: strawberry.ID,
                                after: int = 0) -> AsyncGenerator[MatchEventResult, None]:
             async with contextlib.aclosing(live.match_updates(info.context, match_id, after)) as items:
-                async for kind, payload, game_id in items:
+                async for kind, payload, about in items:
                     if kind == "update":
-                        yield match_event(payload, game_id)
+                        # one MatchEvent per update and seat, every subscriber of this process shares it
+                        seat, game_id = about
+                        yield payload.shared((MatchEvent, seat),
+                                             lambda: match_event(payload.for_seat(seat), game_id))
                     else:
                         yield problems.problem_for(payload) if kind == "problem" else payload
 
