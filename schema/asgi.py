@@ -15,12 +15,12 @@ from typing import Any
 
 from cross_web import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 from strawberry.asgi import GraphQL
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
 from service import wire
 from service.store import bearer_token
+from service.wire import JSONResponse
 
 from .errors import client_error_code, code_of
 
@@ -54,6 +54,11 @@ class GraphQLApp(GraphQL):
             return wire.loads(data)
         except wire.MalformedJson as error:  # strawberry answers 400 (HTTP) or closes with 4400 (websocket)
             raise json.JSONDecodeError(error.message, "", 0) from None
+
+    def encode_json(self, data: object) -> str:
+        # text, not bytes: strawberry sends bytes over the websocket as binary frames, which
+        # graphql-transport-ws clients refuse
+        return wire.dumps(data).decode("utf-8")
 
     async def get_context(self, request, response):
         request.scope[_SUB_RESPONSE] = response

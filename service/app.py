@@ -35,7 +35,7 @@ from service.store import MatchStore
 from service.store.live import LiveUpdates, StreamLimit
 from service.store.embedded import EmbeddedRedis
 from service.store.connect import STORE_UNAVAILABLE, open_store, queue_url
-from service.guards import BodySizeLimit, ErrorGuard, HeaderSizeLimit, MetricsPort, SecurityHeaders
+from service.guards import BodySizeLimit, Guard, MetricsPort
 from service.limits import ConnectionLimit, RateLimit
 from service.logs import RequestIdMiddleware
 from service.metrics import MetricsMiddleware, SubmitObserver, metrics_endpoint
@@ -138,6 +138,7 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
         # REDIS_CLUSTER=1: a Redis Cluster client (service/store/connect.py)
         app.state.redis_url = url
         app.state.store = open_store(settings, games, url, on_submit=SubmitObserver() if settings.metrics else None)
+        app.state.store.compact_in_background = True  # off the request path; settled below at shutdown
         client = app.state.store.redis
         app.state.metrics_queue_redis = None
         if settings.metrics:  # queue depth for /metrics, read at scrape time
@@ -155,6 +156,7 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
             if worker is not None:
                 await asyncio.to_thread(stop_embedded_worker, worker)
             app.state.jobs.connection.close()
+            await app.state.store.settle()
             await app.state.live.stop()
             await client.aclose()
             if app.state.metrics_queue_redis is not None:
@@ -193,9 +195,7 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
         app.add_middleware(MetricsMiddleware)
     if settings.metrics and settings.metrics_port:
         app.add_middleware(MetricsPort, port=settings.metrics_port)
-    app.add_middleware(HeaderSizeLimit, limit=settings.max_header_bytes)
-    app.add_middleware(ErrorGuard)  # a 500 with the request id, instead of Starlette's own
-    app.add_middleware(SecurityHeaders)
+    app.add_middleware(Guard, max_header_bytes=settings.max_header_bytes)  # 431s, 500s with the request id, headers
     app.add_middleware(RequestIdMiddleware)  # outermost: every log line of a request carries its id
     app.state.openapi_yaml = openapi_yaml(games)
     app.state.settings = settings

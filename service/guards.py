@@ -1,11 +1,13 @@
 """HTTP guards: plain ASGI middlewares that need no Redis (rate limits are in service/limits.py).
 
-* :class:`ErrorGuard`: an unhandled exception becomes a logged 500 problem that carries the
-  request id (it runs inside :class:`service.logs.RequestIdMiddleware`, so the id is still set).
-* :class:`SecurityHeaders`: ``nosniff`` everywhere, ``no-store`` unless a handler chose its own
+* :class:`Guard`, one layer for what needs no state: headers larger than the settings allow are
+  refused (431) before anything reads them; an unhandled exception becomes a logged 500 problem
+  that carries the request id (it runs inside :class:`service.logs.RequestIdMiddleware`, so the
+  id is still set); every response gets ``nosniff``, ``no-store`` unless a handler chose its own
   caching (seat tokens and private views are in responses), a frame-refusing CSP on HTML pages.
-* :class:`HeaderSizeLimit` and :class:`BodySizeLimit`: requests larger than the settings allow
-  are refused before anything reads them, whichever HTTP parser the server runs.
+  One layer rather than three: each ``send`` wrapper costs every response a call and a copy.
+* :class:`BodySizeLimit`: bodies larger than the settings allow are refused before anything
+  reads them, whichever HTTP parser the server runs (inside the rate limit, which counts them).
 """
 
 from __future__ import annotations
@@ -19,27 +21,46 @@ log = logging.getLogger("grimoire")
 
 #: HTML pages (GraphiQL, the docs page) may not be framed: a page where people paste tokens.
 HTML_POLICY = "frame-ancestors 'none'; base-uri 'none'; object-src 'none'; form-action 'self'"
+HTML_POLICY_HEADER = HTML_POLICY.encode()
 
 
-class ErrorGuard:
-    """Answer an unhandled exception with a 500 problem naming the request id, logged with its traceback."""
+class Guard:
+    """The checks and headers every request gets, in one layer (one ``send`` wrapper, not three):
 
-    def __init__(self, app):
+    * headers past ``max_header_bytes``: 431 (a websocket handshake is closed, 1009) before
+      anything reads the request;
+    * an unhandled exception: a 500 problem naming the request id, logged with its traceback
+      (this runs inside :class:`service.logs.RequestIdMiddleware`, so the id is set);
+    * security headers on every HTTP response, the guard's own 431 and 500 included
+      (docs/security.md, "Headers").
+    """
+
+    def __init__(self, app, *, max_header_bytes: int):
         self.app = app
+        self.max_header_bytes = max_header_bytes
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
+        kind = scope["type"]
+        if kind not in ("http", "websocket"):
+            return await self.app(scope, receive, send)
+        if sum(len(name) + len(value) + 4 for name, value in scope.get("headers", ())) > self.max_header_bytes:
+            if kind == "websocket":
+                return await send({"type": "websocket.close", "code": 1009})
+            response = problem("headers_too_large", f"Request headers are limited to {self.max_header_bytes} bytes.")
+            return await response(scope, receive, _with_security_headers(send))
+        if kind == "websocket":
             return await self.app(scope, receive, send)
         started = False
 
-        async def tracked_send(message):
+        async def guarded_send(message):
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
+                message = {**message, "headers": security_headers(message.get("headers", []))}
             await send(message)
 
         try:
-            await self.app(scope, receive, tracked_send)
+            await self.app(scope, receive, guarded_send)
         except Exception:
             log.exception("unhandled error on %s %s", scope["method"], scope["path"])
             if started:  # too late for a 500: the server closes the connection
@@ -47,52 +68,30 @@ class ErrorGuard:
             rid = request_id.get()
             response = problem("internal_error", f"Something went wrong on our side; it has been logged under "
                                                  f"request id {rid}.", request_id=rid)
-            await response(scope, receive, send)
+            await response(scope, receive, guarded_send)
 
 
-class SecurityHeaders:
-    """Headers every response carries (docs/security.md, "Headers")."""
-
-    def __init__(self, app):
-        self.app = app
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            return await self.app(scope, receive, send)
-
-        async def send_with_headers(message):
-            if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
-                names = {name.lower() for name, _ in headers}
-                headers.append((b"x-content-type-options", b"nosniff"))
-                if b"cache-control" not in names:
-                    headers.append((b"cache-control", b"no-store"))
-                content_type = next((value for name, value in headers if name.lower() == b"content-type"), b"")
-                if content_type.startswith(b"text/html") and b"content-security-policy" not in names:
-                    headers.append((b"content-security-policy", HTML_POLICY.encode()))
-                    headers.append((b"x-frame-options", b"DENY"))
-                message = {**message, "headers": headers}
-            await send(message)
-
-        await self.app(scope, receive, send_with_headers)
+def security_headers(headers) -> list:
+    """``headers`` (a response's, as ASGI pairs) with the ones every response carries added."""
+    headers = list(headers)
+    names = {name.lower() for name, _ in headers}
+    headers.append((b"x-content-type-options", b"nosniff"))
+    if b"cache-control" not in names:  # seat tokens and private views are in responses
+        headers.append((b"cache-control", b"no-store"))
+    content_type = next((value for name, value in headers if name.lower() == b"content-type"), b"")
+    if content_type.startswith(b"text/html") and b"content-security-policy" not in names:
+        headers.append((b"content-security-policy", HTML_POLICY_HEADER))
+        headers.append((b"x-frame-options", b"DENY"))
+    return headers
 
 
-class HeaderSizeLimit:
-    """Refuse a request (or websocket handshake) whose headers pass ``limit`` bytes: 431."""
+def _with_security_headers(send):
+    async def secured_send(message):
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": security_headers(message.get("headers", []))}
+        await send(message)
 
-    def __init__(self, app, limit: int):
-        self.app = app
-        self.limit = limit
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] in ("http", "websocket"):
-            size = sum(len(name) + len(value) + 4 for name, value in scope.get("headers", ()))
-            if size > self.limit:
-                if scope["type"] == "websocket":
-                    return await send({"type": "websocket.close", "code": 1009})
-                response = problem("headers_too_large", f"Request headers are limited to {self.limit} bytes.")
-                return await response(scope, receive, send)
-        await self.app(scope, receive, send)
+    return secured_send
 
 
 class BodySizeLimit:

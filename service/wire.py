@@ -5,12 +5,26 @@ decoded here. A body nested deeper than :data:`MAX_DEPTH` would make the
 recursive code behind it (the JSON parser, JSON Schema validation, marshmallow,
 graphql-core's variable coercion) raise ``RecursionError``, a 500; it is
 refused as malformed instead, and so is anything that is not UTF-8 JSON.
+
+JSON is parsed and written with orjson when it is installed (a dependency; it may
+not build everywhere), else with the standard library. The two answer the same:
+whatever orjson refuses is handed to the standard library, which gives the verdict
+it always gave (orjson is stricter: NaN, integers past 64 bits, lone surrogates).
+:class:`JSONResponse` is Starlette's with the faster encoder.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
+
+from starlette.responses import JSONResponse as _StarletteJSONResponse
+
+try:
+    import orjson
+except ImportError:  # no wheel for this platform: the standard library does it all
+    orjson = None
 
 #: The deepest nesting of arrays and objects a request may carry. Every action,
 #: option set and GraphQL variable the service knows fits in well under 16.
@@ -25,11 +39,30 @@ class MalformedJson(ValueError):
         self.message = message
 
 
+#: 19 digits in a row may be an integer past 64 bits, which orjson reads as a float where the standard
+#: library keeps it exact: such a body takes the standard library's path.
+_LONG_NUMBER = re.compile(r"\d{19}")
+_LONG_NUMBER_BYTES = re.compile(rb"\d{19}")
+
+
 def loads(raw: bytes | str, *, max_depth: int = MAX_DEPTH) -> Any:
     """Parse ``raw`` (UTF-8 bytes or text) as JSON whose nesting is at most ``max_depth``.
 
     Raises :class:`MalformedJson`, never ``RecursionError``.
     """
+    if orjson is not None and not (_LONG_NUMBER if isinstance(raw, str) else _LONG_NUMBER_BYTES).search(raw):
+        try:
+            data = orjson.loads(raw)
+        except (orjson.JSONDecodeError, TypeError):
+            pass  # the standard library below says why (or accepts what orjson is too strict for)
+        else:
+            # orjson reads bytes as UTF-8 itself, refusing what the codec below refuses; only the
+            # depth rule is left, checked exactly as below
+            opening = raw.count(b"[") + raw.count(b"{") if isinstance(raw, (bytes, bytearray)) \
+                else raw.count("[") + raw.count("{")
+            if opening > max_depth and depth_exceeds(data, max_depth):
+                raise MalformedJson(f"The JSON nests deeper than {max_depth} levels.")
+            return data
     try:
         text = raw.decode("utf-8") if isinstance(raw, (bytes, bytearray)) else raw
     except UnicodeDecodeError:
@@ -66,3 +99,20 @@ def depth_exceeds(data: Any, max_depth: int) -> bool:
             return True
         stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
     return False
+
+
+def dumps(data: Any) -> bytes:
+    """Compact UTF-8 JSON: orjson when installed, else the standard library as Starlette writes it."""
+    if orjson is not None:
+        try:
+            return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS)
+        except TypeError:
+            pass  # an integer past 64 bits, say: the standard library writes it
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
+
+
+class JSONResponse(_StarletteJSONResponse):
+    """Starlette's JSONResponse, rendered by :func:`dumps`."""
+
+    def render(self, content: Any) -> bytes:
+        return dumps(content)

@@ -13,7 +13,7 @@ from typing import Any
 
 from marshmallow import ValidationError
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from service.engine import Game, RuleError
@@ -22,6 +22,7 @@ from service.store.connect import ReplicaAckTimeout
 from service.store.bots import add_bot as store_add_bot, create_match as store_create_match
 
 from service import wire
+from service.wire import JSONResponse  # orjson when installed
 
 from .problems import problem
 from .schemas import AddBotBody, CreateMatchBody, JoinSeatBody, StartReplayBody, SubmitActionBody

@@ -145,24 +145,39 @@ async def entries(store: "MatchStore", match_id: str, after: int, limit: int) ->
     raise RuntimeError(f"the log of match {match_id} kept moving while being read")
 
 
+#: Reads of the archive one compaction makes while other compactions of the match keep moving it.
+COMPACT_ATTEMPTS = 4
+
+
+def due(store: "MatchStore", version: int, finished: bool) -> bool:
+    """Whether an accepted action at ``version`` calls for a compaction (:func:`compact`)."""
+    return store.compact_every > 0 and (version % store.compact_every == 0 or finished)
+
+
 async def compact(store: "MatchStore", match_id: str, version: int, finished: bool) -> bool:
     """Archive the entries older than the ``keep`` newest if this version calls for it.
 
     Called after an accepted action at ``version``. Returns whether the archive moved.
     A concurrent compaction of the same match wins or loses cleanly (nothing is lost).
     """
-    every, keep = store.compact_every, store.keep_recent
-    if every <= 0 or (version % every and not finished):
+    if not due(store, version, finished):
         return False
-    through = version - keep
-    raw = await read_raw(store, match_id)
-    upto = int(raw.partition(b":")[0]) if raw else 0
-    if through <= upto:
-        return False
-    moving = await store.redis.xrange(store.log_key(match_id), f"({upto}-0", f"{through}-0")
-    if not moving or _version(moving[0][0]) != upto + 1 or _version(moving[-1][0]) != through:
-        return False  # another process compacted meanwhile
-    blob = encode(through, moving, raw)
-    moved = await store._compact(keys=[store.log_key(match_id), store.archive_key(match_id)],
-                                 args=[upto, through, blob])
-    return bool(moved)
+    through = version - store.keep_recent
+    # Another compaction of the match may move the archive between the read and the script (the
+    # service runs them in the background, so two of one match overlap): read again, and stop once
+    # the archive reaches ``through``. Without the retry a match's last compaction could be lost.
+    for _ in range(COMPACT_ATTEMPTS):
+        raw = await read_raw(store, match_id)
+        upto = int(raw.partition(b":")[0]) if raw else 0
+        if through <= upto:
+            return False
+        moving = await store.redis.xrange(store.log_key(match_id), f"({upto}-0", f"{through}-0")
+        if not moving or _version(moving[-1][0]) != through:
+            return False  # the log is gone, or does not reach this version
+        if _version(moving[0][0]) != upto + 1:
+            continue  # compacted between the two reads
+        blob = encode(through, moving, raw)
+        if await store._compact(keys=[store.log_key(match_id), store.archive_key(match_id)],
+                                args=[upto, through, blob]):
+            return True
+    return False

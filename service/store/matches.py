@@ -28,6 +28,7 @@ submission is: one read (``HGETALL`` and the idempotency key), the pure
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -169,6 +170,10 @@ class MatchStore:
         self._join = client.register_script(scripts.joinpath("join.lua").read_text())
         self._compact = client.register_script(scripts.joinpath("compact.lua").read_text())
         self._leave = client.register_script(scripts.joinpath("leave.lua").read_text())
+        #: Compact the log in a task of its own instead of before answering (archive.py): the
+        #: service sets it; jobs run each in an ``asyncio.run`` that would cancel such a task.
+        self.compact_in_background = False
+        self._background: set = set()
         #: ``async def listener(match)`` called after every accepted action and join
         #: (the bot and timer dispatcher, workers/dispatch.py); a failing one is logged.
         self.listeners: list = []
@@ -405,14 +410,28 @@ class MatchStore:
         version = int(reply[1])
         match.state, match.version, match.status, match.result, match.updated = state, version, status, result, now
         match.to_act = sorted(match.game.to_act(state))
-        try:
-            await archive.compact(self, match_id, version, status == "finished")
-        except Exception:  # the action stays accepted; a later compaction catches up
-            logging.getLogger("grimoire.store").exception("log compaction failed for %s", match_id)
+        if archive.due(self, version, status == "finished"):
+            if self.compact_in_background:  # the client's answer never waits for it
+                task = asyncio.get_running_loop().create_task(self._compact_log(match_id, version, status))
+                self._background.add(task)  # held: the loop keeps only a weak reference to a task
+                task.add_done_callback(self._background.discard)
+            else:
+                await self._compact_log(match_id, version, status)
         await self._notify(match)  # before a ReplicaAckTimeout too: the match did move on, bots follow it
         if acked is not None and acked < self.replica_acks:
             raise ReplicaAckTimeout(self.replica_acks, max(acked, 0), self.replica_wait_ms)
         return Accepted(match, seat, version, events)
+
+    async def _compact_log(self, match_id: str, version: int, status: str) -> None:
+        try:
+            await archive.compact(self, match_id, version, status == "finished")
+        except Exception:  # the action stays accepted; a later compaction catches up
+            logging.getLogger("grimoire.store").exception("log compaction failed for %s", match_id)
+
+    async def settle(self) -> None:
+        """Wait for the log compactions running in the background (at shutdown, and in tests)."""
+        while self._background:
+            await asyncio.gather(*self._background)
 
     async def _replay_outcome(self, match: Match, seat: int, record: dict, fingerprint: str,
                               idem_key: str) -> Accepted:
