@@ -73,6 +73,7 @@ from __future__ import annotations
 
 import functools
 import json
+import marshal
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Callable
@@ -126,13 +127,39 @@ def load_data(package: str, name: str) -> Any:
     return json.loads(resources.files(package).joinpath(name).read_text(encoding="utf-8"))
 
 
-def clone(data: Any) -> Any:
-    """A deep copy of plain JSON data (dicts, lists, scalars)."""
+def _clone(data: Any) -> Any:
     if isinstance(data, dict):
-        return {k: clone(v) for k, v in data.items()}
+        return {k: _clone(v) for k, v in data.items()}
     if isinstance(data, list):
-        return [clone(v) for v in data]
+        return [_clone(v) for v in data]
     return data
+
+
+def clone(data: Any) -> Any:
+    """A deep copy of plain JSON data (dicts, lists, scalars).
+
+    Done in C by a ``marshal`` round trip at format version 2, which writes no
+    back-references: an object reached twice is copied twice, as the plain
+    recursive copy does (a state never shares a list between two places after
+    it). Data ``marshal`` refuses (a subclass of dict, list or int) is copied
+    by the plain recursion."""
+    try:
+        return marshal.loads(marshal.dumps(data, 2))
+    except ValueError:
+        return _clone(data)
+
+
+def _frozen(data: Any) -> Any:
+    """A hashable image of plain JSON data that tells its types apart (``True`` from ``1``, ``1.0`` from
+    ``1``, a list from a dict), for caches keyed on actions. Raises TypeError for anything else."""
+    kind = type(data)
+    if kind is dict:
+        return (dict, tuple([(k, _frozen(v)) for k, v in data.items()]))
+    if kind is list:
+        return (list, tuple([_frozen(v) for v in data]))
+    if kind is str or kind is int or kind is bool or kind is float or data is None:
+        return (kind, data)
+    raise TypeError(f"not plain JSON data: {kind.__name__}")
 
 
 def events_for(events: list[Event], seat: int | None) -> list[Event]:
@@ -261,8 +288,32 @@ class Game:
         options["variant"] = variant
         return options
 
+    #: How many well-formed actions :meth:`check_action` remembers per game before it starts afresh.
+    CHECKED_ACTIONS = 1 << 16
+
     def check_action(self, action: Any) -> Action:
-        """Check an action's shape against its JSON Schema; return it."""
+        """Check an action's shape against its JSON Schema; return it.
+
+        Actions found well formed are remembered (keyed on their exact JSON
+        content and types, :func:`_frozen`): a game's actions come from a small
+        set, and the schema check is the slowest part of :meth:`apply`."""
+        try:
+            key = _frozen(action)
+        except TypeError:
+            key = None
+        checked = self.__dict__.get("_checked_actions")
+        if checked is None:
+            checked = self.__dict__["_checked_actions"] = set()
+        if key is not None and key in checked:
+            return action
+        self._check_action(action)
+        if key is not None:
+            if len(checked) >= self.CHECKED_ACTIONS:
+                checked.clear()
+            checked.add(key)
+        return action
+
+    def _check_action(self, action: Any) -> Action:
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
             raise MalformedAction('An action is a JSON object with a "type" field.')
         validator = self._action_validators.get(action["type"])
@@ -293,6 +344,16 @@ class Game:
             raise NotYourTurn("It is not your turn to act.")
         if not self.is_legal(state, seat, action):
             raise IllegalAction(self.explain_illegal(state, seat, action))
-        new_state = clone(state)
+        new_state = self.copy_for_play(state, seat, action)
         events = self.play(new_state, seat, clone(action))
         return new_state, events
+
+    def copy_for_play(self, state: State, seat: int, action: Action) -> State:
+        """The private copy of ``state`` that :meth:`apply` lets :meth:`play` change.
+
+        By default a deep copy. A game may override it to copy only what
+        ``play(state, seat, action)`` can change and share the rest with
+        ``state`` (copy-on-write): every part of the new state that ``play`` may
+        modify must then be a fresh copy, since ``state`` must stay untouched
+        (``tests/games/test_golden_playouts.py`` checks it on every step)."""
+        return clone(state)
