@@ -97,29 +97,39 @@ def walk_ends(start: int, steps: int, blocked: int) -> int:
     "Players must move the full number of spaces that they spin, and may not
     visit the same space twice on a single turn."
 
-    A depth-first search over walks, memoised on (space, steps left, visited
-    spaces near enough to matter): a visited space more than ``r`` steps away
-    can no longer be reached in the ``r`` steps left, so it is forgotten,
-    which lets walks that differ only far behind them share their work.
+    A depth-first search over walks that gathers the ends found so far in one
+    mask, and skips
+
+    * a walk state met before: (space, steps left, visited spaces near enough
+      to matter -- a visited space more than ``r`` steps away can no longer be
+      reached in the ``r`` steps left, so it is forgotten): its ends are
+      already in the mask;
+    * a walk whose every possible end (the unvisited spaces within its steps
+      left) is already in the mask: it can add nothing.
     """
-    memo: dict[tuple[int, int, int], int] = {}
-
-    def ends(pos: int, left: int, visited: int) -> int:
-        if left == 1:
-            return _NEIGHBOUR_MASK[pos] & ~visited
-        key = (pos, left, visited)
-        found = memo.get(key)
-        if found is None:
-            found = 0
-            for step in _NEIGHBOURS[pos]:
-                if not visited >> step & 1:
-                    found |= ends(step, left - 1, (visited | 1 << step) & _WITHIN[step][left - 1])
-            memo[key] = found
-        return found
-
     if steps <= 0:
         return 0
-    return ends(start, steps, (blocked | 1 << start) & _WITHIN[start][steps])
+    found = 0
+    seen: set[tuple[int, int, int]] = set()
+    within, neighbours, neighbour_mask = _WITHIN, _NEIGHBOURS, _NEIGHBOUR_MASK
+
+    def walk(pos: int, left: int, visited: int) -> None:
+        nonlocal found
+        if left == 1:
+            found |= neighbour_mask[pos] & ~visited
+            return
+        if not within[pos][left] & ~visited & ~found:
+            return
+        key = (pos, left, visited)
+        if key in seen:
+            return
+        seen.add(key)
+        for step in neighbours[pos]:
+            if not visited >> step & 1:
+                walk(step, left - 1, (visited | 1 << step) & within[step][left - 1])
+
+    walk(start, steps, (blocked | 1 << start) & _WITHIN[start][steps])
+    return found
 
 
 def _mask(spaces) -> int:

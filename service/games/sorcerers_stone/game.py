@@ -146,6 +146,9 @@ class SorcerersStone(Game):
         """``chain``: the board modules in order (the tests pass stand-ins with the same names)."""
         self.chain = tuple(chain)
         self.boards = {board.NAME: board for board in self.chain}
+        names = [board.NAME for board in self.chain]
+        #: The board after each board in the chain (None after the last).
+        self._following = {name: names[i + 1] if i + 1 < len(names) else None for i, name in enumerate(names)}
         self.schema = _schema(self.chain)
 
     # -- set-up ---------------------------------------------------------------------
@@ -227,6 +230,24 @@ class SorcerersStone(Game):
         return self._board(name).legal_actions(state["boards"][name], seat)
 
     # -- playing ------------------------------------------------------------------------
+
+    def copy_for_play(self, state: State, seat: int, action: Action) -> State:
+        """Copy-on-write (see :meth:`Game.copy_for_play`): the match's own parts are copied, and of the
+        boards only those :meth:`play` can change: the acting board (its ``play``), the one after it (a seat
+        finishing it arrives there) and every board a seat stands on (a turn begins there); the others
+        are shared with ``state``, which keeps them unchanged."""
+        boards = state["boards"]
+        if len(boards) == 1:
+            copied = clone(boards)
+        else:
+            name = self._acting_board(state, seat)
+            touched = {name, self._following.get(name), *(p["board"] for p in state["players"])}
+            copied = {board: clone(data) if board in touched else data for board, data in boards.items()}
+        new = dict(state)
+        new["players"] = clone(state["players"])
+        new["boards"] = copied
+        new["result"] = clone(state["result"])
+        return new
 
     def play(self, state: State, seat: int, action: Action) -> list[Event]:
         rng = Rng(state["rng"])

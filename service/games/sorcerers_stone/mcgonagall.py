@@ -118,9 +118,19 @@ def chess_moves(cb: chess.Board, colour: bool, rules: str, frozen: frozenset[int
     return moves
 
 
-@functools.lru_cache(maxsize=4096)
+#: Boards by FEN (a pure function of the FEN: what ``chess.Board(fen)`` gives); started afresh when full.
+_BOARDS: dict[str, chess.Board] = {}
+_BOARDS_LIMIT = 1 << 14
+
+
 def _parsed(fen: str) -> chess.Board:
-    return chess.Board(fen)
+    """``chess.Board(fen)``, remembered (never change it: copy it)."""
+    cb = _BOARDS.get(fen)
+    if cb is None:
+        if len(_BOARDS) >= _BOARDS_LIMIT:
+            _BOARDS.clear()
+        cb = _BOARDS[fen] = chess.Board(fen)
+    return cb
 
 
 def _cb(board: dict) -> chess.Board:
@@ -128,10 +138,83 @@ def _cb(board: dict) -> chess.Board:
     return _parsed(board["fen"]).copy(stack=False)
 
 
+_SYMBOLS = [(colour, piece_type, chess.Piece(piece_type, colour).symbol())
+            for colour in (chess.WHITE, chess.BLACK) for piece_type in chess.PIECE_TYPES]
+_RUNS = [("1" * n, str(n)) for n in range(8, 1, -1)]
+
+
+def _board_fen(cb: chess.Board) -> str:
+    """``cb.board_fen()``, from the bitboards rather than square by square."""
+    cells = ["1"] * 64
+    for colour, piece_type, symbol in _SYMBOLS:
+        bb = cb.pieces_mask(piece_type, colour)
+        while bb:
+            low = bb & -bb
+            cells[low.bit_length() - 1] = symbol
+            bb ^= low
+    rows = []
+    for rank in range(56, -1, -8):
+        row = "".join(cells[rank:rank + 8])
+        if "11" in row:
+            for run, count in _RUNS:
+                row = row.replace(run, count)
+        rows.append(row)
+    return "/".join(rows)
+
+
+def _fen(cb: chess.Board) -> str:
+    """``cb.fen()`` (the en passant square only when an en passant capture is legal, as there), faster;
+    the board is remembered as :func:`_parsed` would build it from that FEN (castling rights cleaned,
+    the en passant square as the FEN says, no promoted marks, no move stack)."""
+    ep = cb.ep_square if cb.ep_square is not None and cb.has_legal_en_passant() else None
+    fen = (f"{_board_fen(cb)} {'w' if cb.turn == chess.WHITE else 'b'} {cb.castling_xfen()} "
+           f"{'-' if ep is None else chess.SQUARE_NAMES[ep]} {cb.halfmove_clock} {cb.fullmove_number}")
+    if fen not in _BOARDS:
+        known = cb.copy(stack=False)
+        known.ep_square = ep
+        known.castling_rights = cb.clean_castling_rights()
+        known.promoted = chess.BB_EMPTY
+        if len(_BOARDS) >= _BOARDS_LIMIT:
+            _BOARDS.clear()
+        _BOARDS[fen] = known
+    return fen
+
+
 @functools.lru_cache(maxsize=4096)
 def _moves_of(fen: str, colour: bool, rules: str, frozen: frozenset[int]) -> tuple[str, ...]:
     """:func:`chess_moves` as UCI strings, remembered per position."""
     return tuple(move.uci() for move in chess_moves(_parsed(fen).copy(stack=False), colour, rules, frozen))
+
+
+_KIND_OF = {symbol: (KINDS[piece_type], COLOURS[colour]) for colour, piece_type, symbol in _SYMBOLS}
+
+
+@functools.lru_cache(maxsize=4096)
+def _pieces_of(fen: str) -> tuple[tuple[str, str, str], ...]:
+    """(square, kind, colour) of every piece of ``fen``, by square (a1, b1 ... h8), read off the FEN."""
+    pieces = []
+    for row, text in enumerate(fen.split(" ", 1)[0].split("/")):
+        rank, file = 7 - row, 0
+        for char in text:
+            if char.isdigit():
+                file += int(char)
+            else:
+                pieces.append((rank * 8 + file, char))
+                file += 1
+    pieces.sort()
+    return tuple((chess.SQUARE_NAMES[square], *_KIND_OF[char]) for square, char in pieces)
+
+
+@functools.lru_cache(maxsize=4096)
+def _checks_of(fen: str) -> tuple[str, ...]:
+    """The colours whose king is attacked in ``fen``."""
+    cb = _parsed(fen)
+    check = []
+    for colour in (chess.WHITE, chess.BLACK):
+        king = cb.king(colour)
+        if king is not None and cb.is_attacked_by(not colour, king):
+            check.append(COLOURS[colour])
+    return tuple(check)
 
 
 def _sq(square: int) -> str:
@@ -196,7 +279,7 @@ def _new_game(board: dict) -> None:
     cb = chess.Board(DATA["start_fen"])
     if board["rules"] == ABBREVIATED:
         cb.castling_rights = chess.BB_EMPTY
-    board.update(fen=cb.fen(), ron=DATA["ron"], hermione=DATA["hermione"], arrivals=[], chosen=0, captured=[],
+    board.update(fen=_fen(cb), ron=DATA["ron"], hermione=DATA["hermione"], arrivals=[], chosen=0, captured=[],
                  plies=0, over=None, winner=None, last=[], board_to_move=False)
 
 
@@ -305,7 +388,7 @@ def _replace(board: dict, seat: int, bishop: str, outcome: Outcome) -> None:
         cb.set_piece_at(land, chess.Piece(chess.BISHOP, colour))
         if board["rules"] == ABBREVIATED:
             cb.ep_square = None
-        board["fen"] = cb.fen()
+        board["fen"] = _fen(cb)
     board["players"][seat].update(state="playing", colour=COLOURS[colour], square=_sq(land))
     board["arrivals"].remove(seat)
     board["chosen"] += 1
@@ -418,7 +501,7 @@ def _push(board: dict, seat: int | None, move: chess.Move, colour: bool, outcome
     cb.push(move)
     if board["rules"] == ABBREVIATED:
         cb.ep_square = None
-    board["fen"] = cb.fen()
+    board["fen"] = _fen(cb)
     board["plies"] += 1
     ply = {"seat": seat, "colour": COLOURS[colour], "kind": "move", "uci": move.uci(), "captured": captured}
     board["last"].append(ply)
@@ -619,7 +702,7 @@ def _exit(board: dict, seat: int, colour: bool, outcome: Outcome) -> None:
     square = player["square"]
     cb.remove_piece_at(chess.parse_square(square))
     cb.ep_square = None
-    board["fen"] = cb.fen()
+    board["fen"] = _fen(cb)
     board["plies"] += 1
     player.update(state="exited", square=None)
     ply = {"seat": seat, "colour": COLOURS[colour], "kind": "exit", "uci": None, "captured": None}
@@ -637,18 +720,19 @@ def _exit(board: dict, seat: int, colour: bool, outcome: Outcome) -> None:
 
 def view(board: dict, seat: int | None) -> dict:
     """Everything in chess is public: the same view for every seat and spectator."""
-    cb = _cb(board)
+    tokens: dict[str, tuple[str, int | None]] = {}
+    for seat, player in reversed(list(enumerate(board["players"]))):
+        if player["square"] is not None:
+            tokens[player["square"]] = ("harry", seat)
+    for name in ("hermione", "ron"):
+        if board[name] is not None:
+            tokens[board[name]] = (name, None)
+    none = (None, None)
     pieces = []
-    for square, piece in sorted(cb.piece_map().items()):
-        token, owner = _token_at(board, _sq(square))
-        pieces.append({"square": _sq(square), "kind": KINDS[piece.piece_type], "colour": COLOURS[piece.color],
-                       "token": token, "seat": owner})
-    check = []
-    if board["rules"] == COMPLETE:
-        for colour in (chess.WHITE, chess.BLACK):
-            king = cb.king(colour)
-            if king is not None and cb.is_attacked_by(not colour, king):
-                check.append(COLOURS[colour])
+    for square, kind, colour in _pieces_of(board["fen"]):
+        token, owner = tokens.get(square, none)
+        pieces.append({"square": square, "kind": kind, "colour": colour, "token": token, "seat": owner})
+    check = list(_checks_of(board["fen"])) if board["rules"] == COMPLETE else []
     reply = board_colour(board)
     return {
         "mode": board["mode"],
