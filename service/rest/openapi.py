@@ -205,7 +205,7 @@ def _game_components(game: Game, schemas: dict[str, Any]) -> dict[str, str]:
                 "game": game_const,
                 "variant": {"type": "string", "enum": game.variant_ids()},
                 "seats": {"type": "integer", "minimum": game.min_seats, "maximum": game.max_seats},
-                "seed": {"anyOf": [_SEED, {"type": "integer", "minimum": 0, "maximum": MAX_SAFE_INTEGER,
+                "seed": {"anyOf": [_SEED, {"type": "integer", "minimum": 0, "maximum": 2**63 - 1,
                                            "deprecated": True}],
                          "description": "A seed for a reproducible match, as a decimal string. A JSON number is "
                                         "accepted until release 2.0 (docs/changelog.md)."},
