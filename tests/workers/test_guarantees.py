@@ -35,7 +35,7 @@ def record_inputs(monkeypatch, levels, then=None) -> list[tuple[bots.BotInput, t
 
 def replayed_states(game, match: dict, entries: list[dict]) -> list:
     """The state before each logged action, re-computed from the seed."""
-    state = game.setup(match["options"], len(match["seats"]), match["seed"])
+    state = game.setup(match["options"], len(match["seats"]), int(match["seed"]))
     states = [state]
     for entry in entries:
         state, _ = game.apply(state, int(entry["seat"]), json.loads(entry["action"]))

@@ -143,7 +143,7 @@ def test_replays_reproduce_every_state_and_show_each_seat_only_its_own(client, d
     game = games["spells-and-potions"]
     entries = log_entries(rq_connection, key_prefix, match["id"])
     # the test's own re-computation, to compare every frame with
-    state = game.setup(final["options"], 3, final["seed"])
+    state = game.setup(final["options"], 3, int(final["seed"]))
     states, events = [state], [[]]
     for e in entries:
         state, evs = game.apply(state, int(e["seat"]), json.loads(e["action"]))
