@@ -146,15 +146,18 @@ async def match_updates(context: dict, match_id: str, after: int) -> AsyncIterat
     except StoreError as error:
         yield "problem", error, None
         return
+    # not ``match`` itself in this generator's frame: its state stayed in memory as long as the subscription
+    current, about = (match.status, match.version), (seat, match.game.id)
+    del match
     reason, message = "finished", None
     try:
         updates = live.follow(match_id, max(after, 0), idle=settings.stream_keepalive,
-                              seat_check=seat_check(store, match_id, token))
+                              seat_check=seat_check(store, match_id, token), current=current)
         async with contextlib.aclosing(watched(updates, context["request"], settings.stream_send_timeout)) as items:
             async for update in items:
                 await lease.renew()
                 if update is not None:
-                    yield "update", update, (seat, match.game.id)
+                    yield "update", update, about
         if live.closing.is_set():
             reason = "shutdown"
     except StoreError as error:

@@ -259,10 +259,13 @@ async def match_events(request: Request) -> Response:
         return _refused(error)
 
     fmt = _format(request)
+    # not ``match`` itself in the stream's closure: its state stayed in memory as long as the stream
+    current = (match.status, match.version)
+    del match
 
     async def items():
-        updates = live.follow(match.id, int(raw_after), idle=settings.stream_keepalive,
-                              seat_check=seat_check(store, match.id, token))
+        updates = live.follow(match_id, int(raw_after), idle=settings.stream_keepalive,
+                              seat_check=seat_check(store, match_id, token), current=current)
         async with contextlib.aclosing(updates):
             async for update in updates:
                 yield None if update is None else action_frame(update, seat, fmt)

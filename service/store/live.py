@@ -116,10 +116,28 @@ def _client_timeout(store: MatchStore, default: float = 5.0) -> float:
 
 @dataclass(eq=False, slots=True)
 class _Follower:
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    """One follower's wake-up flag. Not an asyncio.Event: its deque of waiters weighed more than
+    the rest of the follower, and a follower has one waiter at most, only while it waits."""
+
+    woken: bool = False
+    waiter: asyncio.Future | None = None
     seats_changed: bool = False
     idle_at: float = float("inf")  # when the ticker wakes it for a keep-alive, if nothing else did
     idle: bool = False  # woken by the ticker
+
+    def wake(self) -> None:
+        self.woken = True
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_result(None)
+
+    async def wait(self) -> None:
+        if self.woken:
+            return
+        self.waiter = asyncio.get_running_loop().create_future()
+        try:
+            await self.waiter
+        finally:
+            self.waiter = None
 
 
 @dataclass(eq=False)
@@ -186,7 +204,7 @@ class LiveUpdates:
                     if now >= follower.idle_at:
                         follower.idle_at = float("inf")
                         follower.idle = True
-                        follower.wake.set()
+                        follower.wake()
 
     def _wake_all(self, stale: bool = False) -> None:
         """``stale``: notifications may have been lost, of new versions and of seats taken or left alike."""
@@ -195,7 +213,7 @@ class LiveUpdates:
                 channel.stale = True
             for follower in channel.followers:
                 follower.seats_changed |= stale
-                follower.wake.set()
+                follower.wake()
 
     # -- the reader: the only task that touches the pub/sub connection ----------------
 
@@ -279,7 +297,7 @@ class LiveUpdates:
                         self._published(channel, data)
                     for follower in channel.followers:
                         follower.seats_changed |= seat_taken
-                        follower.wake.set()
+                        follower.wake()
 
     def _published(self, channel: _Channel, data: str) -> None:
         """Cache a published update if it is the next version; else (a gap, a message not understood: an
@@ -308,7 +326,8 @@ class LiveUpdates:
     # -- followers ------------------------------------------------------------------
 
     async def follow(self, match_id: str, after: int = 0, *, idle: float = 15.0,
-                     seat_check: Callable[[], Awaitable[None]] | None = None) -> AsyncIterator[Update | None]:
+                     seat_check: Callable[[], Awaitable[None]] | None = None,
+                     current: tuple[str, int] | None = None) -> AsyncIterator[Update | None]:
         """Every update of ``match_id`` after version ``after``, in order.
 
         ``None`` is yielded on each idle tick and when a seat is taken or left
@@ -319,9 +338,14 @@ class LiveUpdates:
         Ends after the update that finishes the match, or when the process
         shuts down (``self.closing`` is set). Raises MatchNotFound first if the
         match does not exist, and StoreUnavailable whenever Redis does not answer.
+
+        ``current``: the match's (status, version) as the caller just read them, which spares a
+        read; a thousand clients connecting at once each made one, and the pool ran dry.
         """
-        status, version = await guarded(
-            lambda: self.store.redis.hmget(self.store.key(match_id), "status", "version"), self.timeout)
+        if current is None:
+            current = await guarded(
+                lambda: self.store.redis.hmget(self.store.key(match_id), "status", "version"), self.timeout)
+        status, version = current
         if status is None:
             raise MatchNotFound(f"There is no match {match_id!r} (it may have expired).")
         if status == "finished" and int(version) <= after:
@@ -344,7 +368,7 @@ class LiveUpdates:
         loop = asyncio.get_running_loop()
         last = after
         while not self.closing.is_set():
-            follower.wake.clear()
+            follower.woken = False
             subscribed = channel.ready.is_set()
             updates = self._cached(channel, last)
             if updates is None:  # not all in the cache: one follower reads the log for every one
@@ -374,7 +398,7 @@ class LiveUpdates:
                 yield None
                 continue
             follower.idle_at = loop.time() + idle
-            await follower.wake.wait()
+            await follower.wait()
 
     async def _idle(self, channel: _Channel, idle: float) -> None:
         """On a follower's idle tick, at most once per match per half keep-alive: have the log read again
@@ -609,7 +633,8 @@ async def turns(live: LiveUpdates, seats: list[tuple[str, int]], *, idle: float 
             return
         started = status == "active"
         check = (seat_checks or {}).get((match_id, seat))
-        async with contextlib.aclosing(live.follow(match_id, version, idle=idle, seat_check=check)) as updates:
+        async with contextlib.aclosing(live.follow(match_id, version, idle=idle, seat_check=check,
+                                                   current=(status, version))) as updates:
             async for update in updates:
                 if update is not None:
                     if seat in update.to_act or update.status == "finished":
