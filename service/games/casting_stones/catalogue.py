@@ -53,14 +53,20 @@ class Stone:
     group: str       # the chart heading it is listed under
     chart_name: str  # its label on the chart, as printed
 
+    def __post_init__(self) -> None:
+        # Both dicts are built once (views ask for them on every step) and handed out as copies.
+        public = {"id": self.id, "n": self.n, "name": self.name, "type": self.type, "number": self.number,
+                  "rarity": self.rarity}
+        object.__setattr__(self, "_public", public)
+        object.__setattr__(self, "_entry", dict(public, group=self.group, chart_name=self.chart_name))
+
     def public(self) -> dict[str, Any]:
         """What a client needs to draw the stone without loading the catalogue."""
-        return {"id": self.id, "n": self.n, "name": self.name, "type": self.type, "number": self.number,
-                "rarity": self.rarity}
+        return self._public.copy()
 
     def entry(self) -> dict[str, Any]:
         """The whole catalogue entry (schema.json "stone"): public fields plus the chart's group and label."""
-        return dict(self.public(), group=self.group, chart_name=self.chart_name)
+        return self._entry.copy()
 
 
 @dataclass(frozen=True)

@@ -779,10 +779,11 @@ class CastingStones(Game):
                 cast = {"kind": kind, "power": power}
             have = [STONES[x].type for x in hand]
             mine = seat == s
+            declared = state.get("decl", _NO_DECLARATIONS)[s]
             players.append({
                 "seat": s,
-                "hand": [dict(STONES[x].public(), face=_FACE_NAMES[faces[i]] if i < len(faces) else "uncast",
-                              declared=state.get("decl", _NO_DECLARATIONS)[s].get(x, "none"))
+                "hand": [{**STONES[x]._public, "face": _FACE_NAMES[faces[i]] if i < len(faces) else "uncast",
+                          "declared": declared.get(x, "none")}
                          for i, x in enumerate(hand)],
                 "cast": cast,
                 "counter_spell": counter,
