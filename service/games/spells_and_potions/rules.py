@@ -53,6 +53,7 @@ from service.engine import Action, Event, Game, Rng, State, Variant, load_data
 
 from . import deck
 from .determinise import determinise as _determinise
+from .table import _play_order  # noqa: F401 (the remembered play order)
 from .table import (
     POST_INDEX, POSTS, WEST, arrangement_choices, controller, is_companion, play_order, practice_seating, rotate,
     seating_from_arrangement, team_of, two_wizard_seating,
@@ -188,12 +189,12 @@ class SpellsAndPotions(Game):
 
     def _to_play(self, state: State) -> int:
         """The post that lays the next card of the current trick."""
-        return play_order(state["posts"], state["lead"])[len(state["trick"])]
+        return _play_order(tuple(state["posts"]), state["lead"])[len(state["trick"])]
 
     @staticmethod
     def _laid(posts: list[int | None], lead: int, cards: list[str]) -> list[list]:
         """A trick's cards as ``[post, card]`` pairs, in the order laid."""
-        return [[post, card] for post, card in zip(play_order(posts, lead), cards)]
+        return [[post, card] for post, card in zip(_play_order(tuple(posts), lead), cards)]
 
     def to_act(self, state: State) -> set[int]:
         phase = state["phase"]
@@ -249,6 +250,24 @@ class SpellsAndPotions(Game):
         return "That choice is not allowed now; ask for the legal actions to see what is."
 
     # -- playing -----------------------------------------------------------------
+
+    #: The state's lists that :meth:`play` only appends to, never changing an entry once there.
+    _LOGS = ("draws", "tricks", "history")
+    #: Its lists (and, for ``hands``, lists of lists) that :meth:`play` changes in place.
+    _LISTS = ("posts", "trick", "pending", "points", "won", "scores")
+
+    def copy_for_play(self, state: State, seat: int, action: Action) -> State:
+        """Copy-on-write (see :meth:`Game.copy_for_play`): the lists :meth:`play` changes are copied, the
+        logs it only appends to are copied shallowly (their entries, never changed, are shared with
+        ``state``), the rest (numbers, strings, the options and the last trick, which it replaces whole)
+        is shared."""
+        new = dict(state)
+        new["hands"] = [list(hand) for hand in state["hands"]]
+        for key in self._LISTS + self._LOGS:
+            value = state.get(key)
+            if value is not None:
+                new[key] = list(value)
+        return new
 
     def play(self, state: State, seat: int, action: Action) -> list[Event]:
         events: list[Event] = []
@@ -407,6 +426,9 @@ class SpellsAndPotions(Game):
         # Before the Arranger assigns posts (3-4 wizard Ritual) no post is held yet.
         arranged = any(p is not None for p in posts)
         table = []
+        won = [0, 0, 0, 0]
+        for t in state["tricks"]:
+            won[t["winner"]] += 1
         for post in range(4):
             hand = state["hands"][post]
             companion = arranged and is_companion(posts, post)
@@ -420,10 +442,11 @@ class SpellsAndPotions(Game):
                 "hand": list(hand) if visible else [],
                 "hand_visible": visible,
                 "hand_size": len(hand),
-                "tricks_won": sum(1 for t in state["tricks"] if t["winner"] == post),
+                "tricks_won": won[post],
             })
         trick = self._laid(posts, state["lead"], state["trick"]) if playing else []
         result = self.result(state)
+        order, posts_key = _play_order, tuple(posts)
         return {
             "variant": state["variant"],
             "seat": seat,
@@ -449,7 +472,7 @@ class SpellsAndPotions(Game):
             },
             "tricks": [{"number": i + 1, "leader": POSTS[t["lead"]], "winner": POSTS[t["winner"]],
                         "points": t["points"],
-                        "cards": [{"post": POSTS[p], "card": c} for p, c in self._laid(posts, t["lead"], t["cards"])]}
+                        "cards": [{"post": POSTS[p], "card": c} for p, c in zip(order(posts_key, t["lead"]), t["cards"])]}
                        for i, t in enumerate(state["tricks"])],
             "team_points": list(state["points"]),
             "team_tricks": list(state["won"]),

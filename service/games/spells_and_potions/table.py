@@ -15,6 +15,8 @@ In a state, ``posts`` lists the seat at each post, ``None`` for a Companion.
 
 from __future__ import annotations
 
+import functools
+
 from itertools import permutations
 
 NORTH, EAST, SOUTH, WEST = 0, 1, 2, 3
@@ -55,6 +57,16 @@ def play_order(posts: list[int | None], leader: int) -> list[int]:
     partnerships alternating as at a four-wizard table (leader, an opponent,
     the leader's partner, the other opponent): House rule, docs/rules.
     """
+    return list(_play_order(tuple(posts), leader))
+
+
+@functools.lru_cache(maxsize=1024)
+def _play_order(posts: tuple[int | None, ...], leader: int) -> tuple[int, ...]:
+    """:func:`play_order` as a tuple, remembered (a pure function of its arguments)."""
+    return tuple(_compute_order(posts, leader))
+
+
+def _compute_order(posts, leader: int) -> list[int]:
     companions = [p for p in range(4) if posts[p] is None]
     if len(companions) == 2:
         # Wizards sit South and West, their Companions North and East; the
