@@ -105,10 +105,10 @@ def card_view(card: int) -> dict:
     Names and texts are static: they are in ``kinds.json`` and, for clients, in
     the description of the ``CardKind`` enum in ``schema.json``.
     """
-    return dict(_CARD_VIEWS[card])
+    return _CARD_VIEWS[card].copy()
 
 
 def pitch_view(card: int) -> dict:
     """A pitch card as views and events show it (a fresh dict)."""
-    return dict(_PITCH_VIEWS[card])
+    return _PITCH_VIEWS[card].copy()
 

@@ -77,7 +77,7 @@ from .cards import (
     ALOHOMORA, BEATER, BLUDGER, FAMILY, FOUL, FOUL_FREE_GOAL, FOUL_REMOVE_KEEPER, FULL_BODY_BIND, JINX,
     JINX_BLOCK, JINX_DISCARD, JINX_REDUCE, JINX_RETRIEVE, KEEPER, KIND, KINDS, LEG_LOCKER, OWNER, PITCH_CARDS,
     PITCH_INDEX, PITCH_KIND, PLAYER, POINTS, QUAFFLE, REFEREE, SEEKER, SNITCH, SPELL, TEAM_CARDS, TEAM_INDEX, TEAMS,
-    VALUE, WINGARDIUM, GOAL, card_view, pitch_view, team_deck,
+    VALUE, WINGARDIUM, GOAL, _CARD_VIEWS, _PITCH_VIEWS, card_view, pitch_view, team_deck,
 )
 from .determinise import determinise as _determinise
 
@@ -722,19 +722,30 @@ def _special_plays(state: dict, seat: int) -> list[dict]:
     balls = [b for b in _open_balls(state) if not b["locked"][seat]]
     answered = {p["target"] for p in window["pending"] if p["seat"] == seat and KIND[p["card"]] in (ALOHOMORA, REFEREE)}
     actions = []
+    by_kind: dict[str, list[dict]] = {}  # the ball targets of each kind, worked out once per call
     for card in sorted(state["hands"][seat]):
-        kind, cid = KIND[card], TEAM_CARDS[card]["id"]
+        kind = KIND[card]
+        if FAMILY[card] == PLAYER:
+            continue  # no special card: nothing below applies to it
+        cid = TEAM_CARDS[card]["id"]
         targets_ball: list[dict] = []
         targets_card: list[int] = []
         if kind in (LEG_LOCKER, JINX_REDUCE):
             # "reduces the value of one of your opponent's ... cards": their card on a ball, or the card
             # they are yet to lay there (house rule: the spell waits on that side of the ball this round)
-            targets_ball = [b for b in balls if b["sides"][opp] is not None or not b["locked"][opp]]
+            targets_ball = by_kind.get(LEG_LOCKER)
+            if targets_ball is None:
+                targets_ball = by_kind[LEG_LOCKER] = [b for b in balls
+                                                      if b["sides"][opp] is not None or not b["locked"][opp]]
         elif kind == WINGARDIUM:
-            targets_ball = [b for b in balls if not b["locked"][opp]]
+            targets_ball = by_kind.get(WINGARDIUM)
+            if targets_ball is None:
+                targets_ball = by_kind[WINGARDIUM] = [b for b in balls if not b["locked"][opp]]
         elif kind == JINX_BLOCK:
             # "select any Player Card your opponent has played on a ball and discard it"
-            targets_ball = [b for b in balls if b["sides"][opp] is not None]
+            targets_ball = by_kind.get(JINX_BLOCK)
+            if targets_ball is None:
+                targets_ball = by_kind[JINX_BLOCK] = [b for b in balls if b["sides"][opp] is not None]
         elif kind in (FULL_BODY_BIND, JINX_DISCARD):
             actions.append({"type": "play_special", "card": cid})
         elif kind == JINX_RETRIEVE:
@@ -900,8 +911,8 @@ def _player_view(state: dict, seat: int) -> dict:
         "seat": seat, "team": team["team"], "name": team["name"], "colour": team["colour"],
         "hand_count": len(state["hands"][seat]),
         "deck_count": len(state["decks"][seat]),
-        "discard": [card_view(c) for c in state["discards"][seat]],
-        "scoring": [pitch_view(c) for c in state["scoring"][seat]],
+        "discard": [_CARD_VIEWS[c].copy() for c in state["discards"][seat]],
+        "scoring": [_PITCH_VIEWS[c].copy() for c in state["scoring"][seat]],
         "score": sum(POINTS[c] for c in state["scoring"][seat]),
         "bludgers": state["hits"][seat],
         "next_hand_size": HAND_SIZE - min(state["hits"][seat], MAX_BLUDGERS),
