@@ -121,22 +121,28 @@ async def _nothing() -> None:
 
 
 class EventStream:
-    """An ASGI response writing ``(kind, message, id)`` items; ``None`` items are keep-alives.
+    """An ASGI response writing ``(kind, message, id)`` items or frames (bytes); ``None`` items are keep-alives.
 
-    ``on_close`` (the stream limit's release; a coroutine function or a plain one) runs
-    however the response ends: finished, client gone, server error.
+    ``frame`` turns each other item into its frame; ``lease`` (the stream limit's) is renewed as
+    items pass. ``on_close`` (the stream limit's release; a coroutine function or a plain one) runs
+    however the response ends: finished, client gone, server error. One stream of a thousand
+    followers: what it holds while idle is multiplied by them, so no generator wraps another here.
     """
 
-    def __init__(self, items: AsyncIterator[tuple[str, dict, str | None] | bytes | None], fmt: str,
-                 send_timeout: float, live: LiveUpdates, on_close: Callable[[], Awaitable[None] | None] = _nothing):
+    def __init__(self, items: AsyncIterator[Any], fmt: str, send_timeout: float, live: LiveUpdates,
+                 on_close: Callable[[], Awaitable[None] | None] = _nothing, *, lease: Lease | None = None,
+                 frame: Callable[[Any], bytes] | None = None):
         self.items = items
         self.on_close = on_close
+        self.lease = lease
+        self.frame = frame
         self.fmt = fmt
         self.timeout = send_timeout
         self.live = live
         self.since: float | None = None  # when the pending send began (SendWatch)
-        self.slow = False
-        self.writer: asyncio.Task | None = None
+        self.slow = False  # SendWatch dropped it
+        self.gone = False  # the client disconnected
+        self.writer: asyncio.Task | None = None  # the task writing, while it writes
 
     def expire(self) -> None:
         """SendWatch: the client took nothing for ``timeout`` seconds."""
@@ -153,17 +159,18 @@ class EventStream:
                     (b"x-accel-buffering", b"no")]})
             except Exception:  # the client went away before the response started
                 return
-            writer = self.writer = asyncio.create_task(self._write(send))
+            # this task writes; one more waits for the disconnect and cancels it (a task of
+            # its own for the writing was one task more per follower)
             watcher = asyncio.create_task(self._until_disconnect(receive))
             watch = SendWatch.current()
             watch.add(self)
             try:
-                await asyncio.wait({writer, watcher}, return_when=asyncio.FIRST_COMPLETED)
+                await self._write(send)
             finally:
                 watch.discard(self)
-                for task in (writer, watcher):
-                    task.cancel()
-                await asyncio.gather(writer, watcher, return_exceptions=True)
+                watcher.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await watcher
         finally:
             try:
                 with contextlib.suppress(Exception):
@@ -176,14 +183,34 @@ class EventStream:
     async def _until_disconnect(self, receive) -> None:
         while (await receive())["type"] != "http.disconnect":
             pass
+        self.gone = True
+        if self.writer is not None:
+            self.writer.cancel()
+
+    def _ours(self) -> bool:
+        """Whether the cancellation just caught was only this stream's own (disconnect, slow consumer)."""
+        return (self.slow or self.gone) and asyncio.current_task().uncancel() == 0
 
     async def _write(self, send) -> None:
+        """Cancelled only while it runs: ``writer`` is set on the way in and cleared on every way out,
+        with no await between, so a cancellation of ours never lands outside it."""
+        self.writer = asyncio.current_task()
+        try:
+            await self._write_all(send)
+        finally:
+            self.writer = None
+
+    async def _write_all(self, send) -> None:
         reason = "finished"
         keepalive = KEEPALIVE_NDJSON if self.fmt == "ndjson" else KEEPALIVE_SSE
         try:
             async for item in self.items:
+                if self.lease is not None:
+                    await self.lease.renew()
                 if item is None:
                     chunk = keepalive
+                elif self.frame is not None:
+                    chunk = self.frame(item)
                 elif isinstance(item, bytes):
                     chunk = item
                 else:
@@ -194,9 +221,10 @@ class EventStream:
             if self.live.closing.is_set():
                 reason = "shutdown"
         except asyncio.CancelledError:
-            if not self.slow:
+            if not self._ours():
                 raise
-            asyncio.current_task().uncancel()  # SendWatch's cancellation: the stream ends with its reason
+            if self.gone:
+                return
             reason = "slow_consumer"
         except StoreError as error:
             reason = error.code
@@ -207,8 +235,13 @@ class EventStream:
             log.exception("stream failed")
             reason = "internal_error"
         end = _encode("end", {"reason": reason}, self.fmt)
-        with contextlib.suppress(Exception):
+        try:
             await within(send({"type": "http.response.body", "body": end, "more_body": False}), 1.0)
+        except asyncio.CancelledError:
+            if not self._ours():
+                raise
+        except Exception:
+            pass
 
 
 def _format(request: Request) -> str:
@@ -234,14 +267,6 @@ def seat_check(store: MatchStore, match_id: str, token: str | None):
     return check
 
 
-async def renewing(items: AsyncIterator, lease: Lease) -> AsyncIterator:
-    """``items``, renewing the stream's lease as they pass (keep-alives included), closing them at the end."""
-    async with contextlib.aclosing(items):
-        async for item in items:
-            await lease.renew()
-            yield item
-
-
 async def match_events(request: Request) -> Response:
     store: MatchStore = request.app.state.store
     live: LiveUpdates = request.app.state.live
@@ -263,14 +288,10 @@ async def match_events(request: Request) -> Response:
     current = (match.status, match.version)
     del match
 
-    async def items():
-        updates = live.follow(match_id, int(raw_after), idle=settings.stream_keepalive,
-                              seat_check=seat_check(store, match_id, token), current=current)
-        async with contextlib.aclosing(updates):
-            async for update in updates:
-                yield None if update is None else action_frame(update, seat, fmt)
-
-    return EventStream(renewing(items(), lease), fmt, settings.stream_send_timeout, live, lease.release)
+    updates = live.follow(match_id, int(raw_after), idle=settings.stream_keepalive,
+                          seat_check=seat_check(store, match_id, token), current=current)
+    return EventStream(updates, fmt, settings.stream_send_timeout, live, lease.release, lease=lease,
+                       frame=lambda update: action_frame(update, seat, fmt))
 
 
 async def my_turns(request: Request) -> Response:
@@ -298,8 +319,7 @@ async def my_turns(request: Request) -> Response:
             async for notice in notices:
                 yield None if notice is None else ("turn", notice, f"{notice['match_id']}:{notice['version']}")
 
-    return EventStream(renewing(items(), lease), _format(request), settings.stream_send_timeout, live,
-                       lease.release)
+    return EventStream(items(), _format(request), settings.stream_send_timeout, live, lease.release, lease=lease)
 
 
 routes = [

@@ -352,53 +352,47 @@ class LiveUpdates:
             return  # nothing after the end
         follower = _Follower()
         channel = self._join(match_id, follower)
+        # the loop is here, not in a generator of its own: a thousand idle followers each held both
         try:
-            async with contextlib.aclosing(self._updates(match_id, channel, follower, after, idle,
-                                                         seat_check)) as updates:
-                async for update in updates:
+            loop = asyncio.get_running_loop()
+            last = after
+            while not self.closing.is_set():
+                follower.woken = False
+                subscribed = channel.ready.is_set()
+                updates = self._cached(channel, last)
+                if updates is None:  # not all in the cache: one follower reads the log for every one
+                    updates = await guarded(lambda: self._after(channel, last), self.timeout)
+                for update in updates:
+                    last = update.version
                     yield update
+                    if update.status == "finished":
+                        return
+                if updates:
+                    continue
+                if channel.gone or (channel.finished is not None and last >= channel.finished):
+                    return
+                if not subscribed:
+                    # read again once subscribed: an action committed before that sent no wake-up here
+                    await self._until_subscribed(channel)
+                    continue
+                if follower.seats_changed:
+                    follower.seats_changed = False
+                    if seat_check is not None:
+                        await guarded(seat_check, self.timeout)
+                    yield None  # a seat was taken: no log entry, but the match changed
+                    continue
+                if follower.idle:
+                    follower.idle = False
+                    await self._idle(channel, idle)
+                    yield None
+                    continue
+                follower.idle_at = loop.time() + idle
+                await follower.wait()
         except StoreUnavailable:
             if not self.closing.is_set():  # at shutdown the store's client closes under the followers
                 raise
         finally:
             self._leave(channel, follower)
-
-    async def _updates(self, match_id: str, channel: _Channel, follower: _Follower, after: int, idle: float,
-                       seat_check) -> AsyncIterator[Update | None]:
-        loop = asyncio.get_running_loop()
-        last = after
-        while not self.closing.is_set():
-            follower.woken = False
-            subscribed = channel.ready.is_set()
-            updates = self._cached(channel, last)
-            if updates is None:  # not all in the cache: one follower reads the log for every one
-                updates = await guarded(lambda: self._after(channel, last), self.timeout)
-            for update in updates:
-                last = update.version
-                yield update
-                if update.status == "finished":
-                    return
-            if updates:
-                continue
-            if channel.gone or (channel.finished is not None and last >= channel.finished):
-                return
-            if not subscribed:
-                # read again once subscribed: an action committed before that sent no wake-up here
-                await self._until_subscribed(channel)
-                continue
-            if follower.seats_changed:
-                follower.seats_changed = False
-                if seat_check is not None:
-                    await guarded(seat_check, self.timeout)
-                yield None  # a seat was taken: no log entry, but the match changed
-                continue
-            if follower.idle:
-                follower.idle = False
-                await self._idle(channel, idle)
-                yield None
-                continue
-            follower.idle_at = loop.time() + idle
-            await follower.wait()
 
     async def _idle(self, channel: _Channel, idle: float) -> None:
         """On a follower's idle tick, at most once per match per half keep-alive: have the log read again
