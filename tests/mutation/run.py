@@ -116,10 +116,10 @@ def summary() -> int:
             row["mutants"] += 1
             if status in KILLED:
                 row["killed"] += 1
-            elif key in equivalent:
-                row["equivalent"] += 1
             elif status == "not checked":
                 row["not run"] += 1
+            elif key in equivalent:
+                row["equivalent"] += 1
             else:
                 row["no tests" if status == "no tests" else "survived"] += 1
                 survivors.append((key, status))
