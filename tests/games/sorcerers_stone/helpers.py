@@ -45,6 +45,7 @@ def check_board_schema(board, *, undescribed: tuple[str, ...] = ("type",)) -> No
             for value in node:
                 walk(value)
 
-    walk(board.SCHEMA)
+    # events are published to REST only and GraphQL carries them as JSON: tests/games/test_events.py holds them
+    walk({part: schema for part, schema in board.SCHEMA.items() if part != "events"})
     for action in board.SCHEMA["actions"].values():
         jsonschema.Draft202012Validator.check_schema(action)
