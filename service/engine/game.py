@@ -54,11 +54,13 @@ Event
 
 Schemas
 -------
-Each game ships ``schema.json`` beside its rules with three JSON Schemas:
+Each game ships ``schema.json`` beside its rules with four JSON Schemas:
 ``options`` (an object; every property has a ``default``), ``actions`` (action
-type -> object schema, ``type`` given as a ``const``) and ``view`` (the object
-:meth:`Game.view` returns). The APIs build typed GraphQL types and the OpenAPI
-components from them, so they keep to a subset that both can express:
+type -> object schema, ``type`` given as a ``const``), ``view`` (the object
+:meth:`Game.view` returns) and ``events`` (event type -> object schema, without
+``audience``, which the APIs strip; tests/games/test_events.py checks random play
+against them). The APIs build typed GraphQL types and the OpenAPI components
+from them, so they keep to a subset that both can express:
 
 * objects: ``properties``, ``required``, ``"additionalProperties": false`` and,
   for every object below the root, a PascalCase ``title`` unique in the game;
@@ -66,7 +68,10 @@ components from them, so they keep to a subset that both can express:
   nullable as ``"type": ["integer", "null"]``;
 * string ``enum`` with a ``title`` (becomes a GraphQL enum) or without one
   (a plain string);
-* no maps (``additionalProperties`` schemas), no ``oneOf``/``anyOf``.
+* no maps (``additionalProperties`` schemas), no ``oneOf``/``anyOf``;
+* a field whose JSON key means another type in another game carries
+  ``"x-graphql-name"``: its GraphQL name (the JSON key is unchanged; docs/api.md,
+  "GraphQL names").
 """
 
 from __future__ import annotations
