@@ -776,14 +776,10 @@ def free_port() -> int:
     return _free_port()
 
 
-def stop(process: subprocess.Popen, timeout: float = 15.0) -> None:
-    if process.poll() is None:
-        process.terminate()
-    try:
-        process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=timeout)
+def stop_process(process: subprocess.Popen, timeout: float) -> None:
+    from service.store.embedded import stop_process as _stop_process  # the server side's only
+
+    _stop_process(process, timeout)
 
 
 def server_log():
@@ -857,7 +853,7 @@ def serving(path: str, redis_url: str, key_prefix: str, floor_python: str):
         wait_up(f"http://127.0.0.1:{port}", process, ready, log=log)
         yield port, process.pid
     finally:
-        stop(process)
+        stop_process(process, timeout=15)
         log.close()
 
 
@@ -912,7 +908,7 @@ class Clients:
                 process.stdin.write(json.dumps({"mode": "quit"}) + "\n")
                 process.stdin.close()
         for process in self.processes:
-            stop(process, timeout=10)
+            stop_process(process, timeout=10)
 
 
 # -- CPU ---------------------------------------------------------------------------------------------------
