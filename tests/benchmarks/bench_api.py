@@ -732,25 +732,10 @@ def sample_record(game, seed: int) -> tuple[dict[str, str], dict]:
     return record, action
 
 
-def selection(schema: dict) -> str:
-    """A GraphQL selection set asking for every field of a JSON Schema object."""
-    fields = []
-    for key, prop in schema["properties"].items():
-        item = prop
-        while "array" in _kinds(item):
-            item = item.get("items", {})
-        fields.append(f"{key} {selection(item)}" if "object" in _kinds(item) else key)
-    return "{ " + " ".join(fields) + " }"
-
-
-def _kinds(prop: dict) -> list:
-    kind = prop.get("type")
-    return kind if isinstance(kind, list) else [kind]
-
-
 def graphql_documents(game) -> dict[str, str]:
     """The operations a Grimoire GraphQL player sends, with selections generated from the game's schemas."""
     from schema.game_types import pascal
+    from tests.api.test_play_through import selection  # every field by its GraphQL name (x-graphql-name)
 
     prefix = pascal(game.id)
     actions = " ".join(f"... on {prefix}{pascal(t)}Action {selection(s)}"
