@@ -143,12 +143,17 @@ class EventStream:
         self.slow = False  # SendWatch dropped it
         self.gone = False  # the client disconnected
         self.writer: asyncio.Task | None = None  # the task writing, while it writes
+        self.cancels = 0  # cancellations of the writer by this stream, not yet taken back
+
+    def _cancel(self) -> None:
+        if self.writer is not None:
+            self.cancels += 1
+            self.writer.cancel()
 
     def expire(self) -> None:
         """SendWatch: the client took nothing for ``timeout`` seconds."""
         self.slow = True
-        if self.writer is not None:
-            self.writer.cancel()
+        self._cancel()
 
     async def __call__(self, scope, receive, send) -> None:
         try:
@@ -184,12 +189,16 @@ class EventStream:
         while (await receive())["type"] != "http.disconnect":
             pass
         self.gone = True
-        if self.writer is not None:
-            self.writer.cancel()
+        self._cancel()
 
     def _ours(self) -> bool:
-        """Whether the cancellation just caught was only this stream's own (disconnect, slow consumer)."""
-        return (self.slow or self.gone) and asyncio.current_task().uncancel() == 0
+        """Whether the cancellation just caught was only this stream's own (disconnect, slow consumer,
+        or both at once): they are taken back; any other (the server's) still stands."""
+        task = asyncio.current_task()
+        while self.cancels and task.cancelling():
+            task.uncancel()
+            self.cancels -= 1
+        return (self.slow or self.gone) and not task.cancelling()
 
     async def _write(self, send) -> None:
         """Cancelled only while it runs: ``writer`` is set on the way in and cleared on every way out,

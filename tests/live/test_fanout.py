@@ -195,3 +195,34 @@ async def test_a_subscription_event_is_executed_once_per_document(settings, game
             assert len(documents) == 2 and len(set(documents)) == 2, (version, executed)
     finally:
         server.stop()
+
+
+async def test_a_disconnect_ends_the_stream_in_its_own_task_and_releases_it():
+    """The stream writes in the request's task; a disconnect cancels that write and nothing else: the
+    request ends normally (not cancelled), with the slot released and no end message."""
+    from service.rest.streams import EventStream
+
+    class Live:
+        closing = asyncio.Event()
+
+    waiting, disconnect, closed, sent = asyncio.Event(), asyncio.Event(), [], []
+
+    async def items():
+        waiting.set()
+        await asyncio.Event().wait()  # no update ever comes
+        yield b"never"
+
+    async def receive():
+        await disconnect.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message):
+        sent.append(message)
+
+    stream = EventStream(items(), "ndjson", 5.0, Live(), on_close=lambda: closed.append(True))
+    request = asyncio.create_task(stream({"type": "http"}, receive, send))
+    await asyncio.wait_for(waiting.wait(), 5)
+    disconnect.set()
+    await asyncio.wait_for(asyncio.shield(request), 5)
+    assert not request.cancelled() and request.cancelling() == 0
+    assert closed == [True] and [m["type"] for m in sent] == ["http.response.start"]
