@@ -77,7 +77,7 @@ class SendWatch:
     within ``timeout + period``.
     """
 
-    period = 0.1
+    period = 0.25
     _of_loop: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, SendWatch]" = weakref.WeakKeyDictionary()
 
     def __init__(self):
