@@ -38,7 +38,10 @@ def main(argv: list[str] | None = None) -> int:
         host, port = args.host or settings.host, args.port or settings.port
         config = uvicorn.Config(create_app(settings), host=host, port=port, log_config=None, access_log=False,
                                 timeout_graceful_shutdown=settings.shutdown_timeout,
-                                server_header=False)  # the server's name and version help nobody but an attacker
+                                server_header=False,  # the server's name and version help nobody but an attacker
+                                # per-message deflate keeps ~50 KiB of zlib state per websocket: live updates are
+                                # small JSON, and memory per subscriber is what bounds a process's followers
+                                ws_per_message_deflate=False)
         # GRIMOIRE_METRICS_PORT: one process listens on both ports; the app tells them apart (service/guards.py)
         sockets = [socket.create_server((host, p)) for p in (port, settings.metrics_port)] \
             if settings.metrics and settings.metrics_port else None
