@@ -602,8 +602,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
                     if kind == "update":
                         # one MatchEvent per update and seat, every subscriber of this process shares it
                         seat, game_id = about
-                        yield payload.shared((MatchEvent, seat),
-                                             lambda: live.shareable(match_event(payload.for_seat(seat), game_id)))
+                        yield payload.shared((MatchEvent, seat), lambda: match_event(payload.for_seat(seat), game_id))
                     else:
                         yield problems.problem_for(payload) if kind == "problem" else payload
 
@@ -636,7 +635,6 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         mutation=Mutation,
         subscription=Subscription,
         types=list(problems.ALL),
-        execution_context_class=live.SharedEventExecutor,  # a subscription event's selection runs once
         extensions=[
             lambda: ParserCache(maxsize=256),
             lambda: ValidationCache(maxsize=256),

@@ -21,8 +21,6 @@ import time
 from typing import Any, AsyncIterator
 
 import strawberry
-from graphql import ExecutionResult
-from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
 from service.rest.streams import SendWatch, seat_check
 from service.store import InvalidToken, StoreError, TokenRequired
@@ -30,43 +28,6 @@ from service.store.live import LiveUpdates, StoreUnavailable, StreamLimit, guard
 from service.store.tokens import bearer_token, token_match
 
 SLOW_CONSUMER = 4008
-
-_RESULTS = "_grimoire_results"
-
-
-def shareable(event: Any) -> Any:
-    """Mark ``event`` (one object per update and seat, handed to every subscriber of that seat) so that
-    :class:`SharedEventExecutor` executes each document's selection on it once, not once per subscriber."""
-    setattr(event, _RESULTS, {})
-    return event
-
-
-class SharedEventExecutor(StrawberryGraphQLCoreExecutionContext):
-    """graphql-core's executor, except that a subscription event marked :func:`shareable` is executed once
-    per (operation, variables) and the result handed to every subscriber who sent the same document.
-
-    graphql-core re-executed the selection for each subscriber of each update: about half the CPU of
-    a thousand-subscriber fan-out. The event is already one seat's view (a spectator's, or one seat's),
-    and nothing under it reads the context, so the same operation with the same variables on the same
-    event gives the same result. A result with errors is not shared.
-    """
-
-    def execute_operation(self, serially: bool | None = None):
-        results = getattr(self.root_value, _RESULTS, None)
-        if results is None:
-            return super().execute_operation(serially)
-        try:
-            key = (id(self.operation), tuple(sorted(self.variable_values.coerced.items())))
-            hit = results.get(key)
-        except (TypeError, AttributeError):  # a list or object variable: not hashable, not shared
-            return super().execute_operation(serially)
-        if hit is not None and hit[0] is self.operation:  # the operation is kept: its id is not reused
-            return hit[1]
-        result = super().execute_operation(serially)
-        if isinstance(result, ExecutionResult) and not result.errors:
-            results[key] = (self.operation, result)
-        return result
-
 
 @strawberry.type(description="The last message of a subscription, before `complete`: why it ended. `finished` "
                              "(the match is over), `shutdown` (this server is stopping), `store_unavailable` "

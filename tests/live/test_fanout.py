@@ -150,53 +150,6 @@ async def test_two_spectators_get_one_encoding_of_each_update(settings, games, m
         server.stop()
 
 
-async def test_a_subscription_event_is_executed_once_per_document(settings, games, monkeypatch):
-    """Two spectators subscribed with one document: graphql-core executes its selection once per update
-    for both (a third with another document gets its own execution, and its own fields)."""
-    from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
-
-    executed: list[tuple] = []
-    original = StrawberryGraphQLCoreExecutionContext.execute_operation
-
-    def counting(self, serially=None):
-        if type(self.root_value).__name__ == "MatchEvent":
-            executed.append((id(self.operation), self.root_value.version))
-        return original(self, serially)
-
-    monkeypatch.setattr(StrawberryGraphQLCoreExecutionContext, "execute_operation", counting)
-    other = """subscription Other($id: ID!, $after: Int!) { matchEvents(matchId: $id, after: $after) { __typename
-      ... on MatchEvent { version toAct } ... on StreamEnded { reason message } ... on Problem { code message } } }"""
-    server = ThreadedServer(create_app(dataclasses.replace(settings, stream_keepalive=1.0), games=games))
-    try:
-        base = server.base
-        match_id, tokens = await asyncio.to_thread(new_match, base)
-        actions = 3
-        got: dict[str, list[dict]] = {name: [] for name in ("a", "b", "other")}
-
-        async def read(name: str, query: str) -> None:
-            async for message in clients.subscription(base, {}, query, {"id": match_id, "after": 0}):
-                if message["type"] == "action":
-                    got[name].append(message)
-                    if message["version"] >= actions:
-                        return
-
-        readers = [asyncio.create_task(read("a", clients.EVENTS)), asyncio.create_task(read("b", clients.EVENTS)),
-                   asyncio.create_task(read("other", other))]
-        deadline = time.monotonic() + 10
-        while server.app.state.live.followers < 3:
-            assert time.monotonic() < deadline
-            await asyncio.sleep(0.02)
-        assert await asyncio.to_thread(play, base, match_id, tokens, actions) == actions
-        await asyncio.wait_for(asyncio.gather(*readers), 20)
-        assert got["a"] == got["b"] and [m["version"] for m in got["a"]] == list(range(1, actions + 1))
-        assert [sorted(m) for m in got["other"]] == [["toAct", "type", "version"]] * actions
-        for version in range(1, actions + 1):
-            documents = [operation for operation, v in executed if v == version]
-            assert len(documents) == 2 and len(set(documents)) == 2, (version, executed)
-    finally:
-        server.stop()
-
-
 async def test_a_disconnect_ends_the_stream_in_its_own_task_and_releases_it():
     """The stream writes in the request's task; a disconnect cancels that write and nothing else: the
     request ends normally (not cancelled), with the slot released and no end message."""
