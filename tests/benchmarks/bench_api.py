@@ -665,7 +665,7 @@ async def client_main() -> None:
         await player.conn.open()
         if player.needs_match:
             await _one_setup(player, setup)
-    _answer({"ready": True, "errors": dict(setup.errors)})
+    answer({"ready": True, "errors": dict(setup.errors)})
     while True:
         line = await readline()
         if not line:
@@ -678,21 +678,27 @@ async def client_main() -> None:
         else:
             tally = await open_loop(players, command["warm_start"], command["start"], command["end"],
                                     command["rate"], command["phase"])
-        _answer(tally.as_dict())
+        answer(tally.as_dict())
 
 
-def _answer(data: dict) -> None:
+def answer(data: dict) -> None:
+    """A client process's report to the coordinator: one JSON line on stdout."""
     sys.stdout.write(json.dumps(data) + "\n")
     sys.stdout.flush()
 
 
-def run_client() -> None:
+def run_with_fastest_loop(main) -> None:
+    """Run the coroutine function ``main`` on uvloop where the interpreter has it (the floor's does)."""
     try:
         import uvloop
 
-        uvloop.run(client_main())
+        uvloop.run(main())
     except ImportError:
-        asyncio.run(client_main())
+        asyncio.run(main())
+
+
+def run_client() -> None:
+    run_with_fastest_loop(client_main)
 
 
 # -- the coordinator (runs on the project's own venv) ----------------------------------------------------

@@ -70,8 +70,8 @@ from pathlib import Path
 from tests.benchmarks.bench_api import (
     FAST_STACK, ROOT, SERVER_ENV, Conn, FloorRecords, _get, choose_cores, default_floor_python, delete_keys,
     dumps, expect, free_port, grimoire_command, grimoire_env, http_request, interpreter_stack,
-    machine_cpu, percentile, process_cpu, record_key, redis_cpu, redis_server, sample_record, server_log, stop,
-    wait_up,
+    machine_cpu, percentile, process_cpu, record_key, redis_cpu, redis_server, sample_record, server_log,
+    stop_process, wait_up, answer, run_with_fastest_loop,
 )
 
 MODULE = "tests.benchmarks.bench_live"
@@ -288,7 +288,7 @@ async def client_main() -> None:
     for task in tasks:
         if task.done() and not task.cancelled() and task.exception():
             errors[(type(task.exception()).__name__ + ": " + str(task.exception())).replace("\n", " ")[:110]] += 1
-    _answer({"connected": sum(r.is_set() for r in readies), "errors": dict(errors)})
+    answer({"connected": sum(r.is_set() for r in readies), "errors": dict(errors)})
     command = json.loads(await readline())
     acks = {int(v): t for v, t in command["acks"].items()}
     delays, lost, early, closed = [], 0, 0, Counter()
@@ -308,21 +308,11 @@ async def client_main() -> None:
             closed[f"{type(error).__name__}: {error}".replace("\n", " ")[:110] if error else "returned"] += 1
     for task in tasks:
         task.cancel()
-    _answer({"delays": delays, "lost": lost, "early": early, "closed": closed})
-
-
-def _answer(data: dict) -> None:
-    sys.stdout.write(json.dumps(data) + "\n")
-    sys.stdout.flush()
+    answer({"delays": delays, "lost": lost, "early": early, "closed": closed})
 
 
 def run_client() -> None:
-    try:
-        import uvloop
-
-        uvloop.run(client_main())
-    except ImportError:
-        asyncio.run(client_main())
+    run_with_fastest_loop(client_main)
 
 
 # -- the coordinator ---------------------------------------------------------------------------------------
@@ -353,7 +343,7 @@ def servers(kind: str, count: int, redis_url: str, prefix: str, floor_python: st
         yield [(port, process.pid) for process, port, _ in started]
     finally:
         for process, _, log in started:
-            stop(process)
+            stop_process(process, timeout=15)
             log.close()
 
 
@@ -471,7 +461,7 @@ def run_one(kind: str, n: int, processes: int, args, redis_url: str, redis_clien
             for process in clients:
                 with contextlib.suppress(OSError):
                     process.stdin.close()
-                stop(process, timeout=10)
+                stop_process(process, timeout=10)
     return row
 
 
