@@ -3,6 +3,7 @@
 ``grimoire serve``            run the service (embedded Redis when REDIS_URL is unset)
 ``grimoire export-schema``    write schema/schema.graphql and openapi/openapi.yaml
 ``grimoire worker``           work the bot, timer and replay queues (RQ; see docs/bots.md)
+``grimoire bot``              play a match with your own strategy (grimoire/bot.py; docs/api.md, "Write a bot")
 """
 
 import argparse
@@ -12,6 +13,7 @@ import sys
 
 import uvicorn
 
+from grimoire.bot import add_arguments as bot_arguments
 from service.settings import Settings
 
 
@@ -25,12 +27,17 @@ def main(argv: list[str] | None = None) -> int:
     worker = commands.add_parser("worker", help="work the bot, timer and replay queues (needs REDIS_URL)")
     worker.add_argument("--burst", action="store_true", help="stop when the queues are empty")
     worker.add_argument("--name", default=None, help="the worker's name (default: RQ picks one)")
+    bot_arguments(commands.add_parser("bot", help="play a match with your strategy: module:function"))
     args = parser.parse_args(argv)
 
     from service.logs import configure_logging
 
     logged = Settings.from_env()
     configure_logging(logged.log_format, logged.log_level)  # JSON lines with request ids (service/logs.py)
+    if args.command == "bot":
+        from grimoire.bot import run as run_bot
+
+        return run_bot(args)
     if args.command == "serve":
         from service.app import create_app
 

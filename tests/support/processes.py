@@ -30,10 +30,11 @@ def wait_ready(url: str, process: subprocess.Popen | None = None, timeout: float
 
 
 class Service:
-    """``grimoire serve`` in a child process, no worker of its own, no rate limits; ``env`` adds settings."""
+    """``grimoire serve`` in a child process, no worker of its own, no rate limits; ``env`` adds settings.
+    ``port``: a free one when None (a service started again on the port of a stopped one: its restart)."""
 
-    def __init__(self, redis_url: str, prefix: str, log_path, **env):
-        self.port = free_port()
+    def __init__(self, redis_url: str, prefix: str, log_path, port: int | None = None, **env):
+        self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = open(log_path, "a")
         self.process = subprocess.Popen(
