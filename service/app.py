@@ -30,6 +30,7 @@ from service.games import all_games
 from service.rest import routes as rest_routes
 from service.rest.streams import routes as stream_routes
 from service.rest.problems import problem
+from service.play import play_routes
 from service.settings import Settings
 from service.store import MatchStore
 from service.store.live import LiveUpdates, StreamLimit
@@ -173,6 +174,7 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
             Route("/openapi.yaml", openapi_document, methods=["GET"]),
+            *play_routes(),  # /play: the reference front end (service/play/)
             Route("/docs", docs_page, methods=["GET"]),
             *([Route("/metrics", metrics_endpoint, methods=["GET"])] if settings.metrics else []),
         ],
