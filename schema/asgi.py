@@ -15,10 +15,12 @@ from typing import Any
 
 from cross_web import HTTPException
 from starlette.requests import Request
+from starlette.responses import HTMLResponse
 from strawberry.asgi import GraphQL
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
 from service import wire
+from service.static import page
 from service.store import bearer_token
 from service.wire import JSONResponse
 
@@ -32,11 +34,18 @@ _SUB_RESPONSE = "grimoire.graphql_response"
 class GraphQLApp(GraphQL):
     """GraphiQL in the browser; only the ``graphql-transport-ws`` protocol for subscriptions."""
 
-    def __init__(self, schema, *, max_subscriptions_per_connection: int = 10):
+    def __init__(self, schema, *, max_subscriptions_per_connection: int = 10, allowed_origins=()):
+        # allowed_origins: other origins whose pages may open the websocket (same-origin and
+        # Origin-less handshakes always may); the rest are refused with 403 before any frame
         super().__init__(schema, graphql_ide="graphiql", allow_queries_via_get=False,
                          subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
                          connection_init_wait_timeout=timedelta(seconds=10),
-                         max_subscriptions_per_connection=max_subscriptions_per_connection)
+                         max_subscriptions_per_connection=max_subscriptions_per_connection,
+                         allowed_origins=allowed_origins)
+
+    async def render_graphql_ide(self, request):
+        # strawberry's own page loads GraphiQL from a CDN; ours from this service (service/static/)
+        return HTMLResponse(page("graphiql.html"))
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":

@@ -1,9 +1,9 @@
 """``create_app(settings)``: the Starlette application, wired explicitly.
 
-Mounted here: GraphQL at ``/graphql`` (GraphiQL in a browser), REST under
-``/v1``, the OpenAPI document at ``/openapi.yaml`` with a docs page at
-``/docs``, ``/healthz`` (the process is up), ``/readyz`` (Redis answers) and
-``/metrics`` (Prometheus: service/metrics.py). Every request gets a request id
+Mounted here: GraphQL at ``/graphql`` (GraphiQL in a browser) with its SDL at
+``/schema.graphql``, REST under ``/v1``, the OpenAPI document at ``/openapi.yaml``,
+the landing page ``/`` and the docs page ``/docs`` (service/static/), ``/healthz``
+(the process is up), ``/readyz`` (Redis answers) and ``/metrics`` (Prometheus: service/metrics.py). Every request gets a request id
 and one JSON access log line (service/logs.py).
 """
 
@@ -20,7 +20,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 
 from schema import GraphQLApp, build_schema
@@ -31,6 +31,7 @@ from service.rest import routes as rest_routes
 from service.rest.streams import routes as stream_routes
 from service.rest.problems import problem
 from service.play import play_routes
+from service.static import routes as page_routes
 from service.settings import Settings
 from service.store import MatchStore
 from service.store.live import LiveUpdates, StreamLimit
@@ -44,15 +45,6 @@ from workers.dispatch import Dispatcher
 from workers.runtime import spawn_embedded_worker, stop_embedded_worker
 
 log = logging.getLogger("grimoire")
-
-DOCS_PAGE = """<!doctype html>
-<html><head><title>Grimoire REST API</title><meta charset="utf-8">
-<link rel="stylesheet" href="https://unpkg.com/swagger-ui-dist@5/swagger-ui.css"></head>
-<body><div id="ui"></div>
-<script src="https://unpkg.com/swagger-ui-dist@5/swagger-ui-bundle.js"></script>
-<script>SwaggerUIBundle({url: "/openapi.yaml", dom_id: "#ui"});</script>
-</body></html>"""
-
 
 async def healthz(request: Request) -> Response:
     return JSONResponse({"status": "ok"})
@@ -70,8 +62,8 @@ async def openapi_document(request: Request) -> Response:
     return Response(request.app.state.openapi_yaml, media_type="application/yaml")
 
 
-async def docs_page(request: Request) -> Response:
-    return HTMLResponse(DOCS_PAGE)
+async def graphql_sdl(request: Request) -> Response:
+    return PlainTextResponse(request.app.state.graphql_sdl)
 
 
 async def _http_error(request: Request, exc: HTTPException) -> Response:
@@ -126,7 +118,9 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
     games = all_games() if games is None else games
     schema = build_schema(games, max_depth=settings.graphql_max_depth, max_tokens=settings.graphql_max_tokens,
                           max_aliases=settings.graphql_max_aliases, max_cost=settings.graphql_max_cost)
-    graphql = GraphQLApp(schema, max_subscriptions_per_connection=settings.max_subscriptions_per_connection)
+    # websocket handshakes from another origin open only from GRIMOIRE_CORS_ORIGINS, as CORS requests do
+    graphql = GraphQLApp(schema, max_subscriptions_per_connection=settings.max_subscriptions_per_connection,
+                         allowed_origins=settings.cors_origins)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette):
@@ -175,7 +169,8 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
             Route("/readyz", readyz, methods=["GET"]),
             Route("/openapi.yaml", openapi_document, methods=["GET"]),
             *play_routes(),  # /play: the reference front end (service/play/)
-            Route("/docs", docs_page, methods=["GET"]),
+            Route("/schema.graphql", graphql_sdl, methods=["GET"]),
+            *page_routes,  # /, /docs, /explorers/ (service/static/)
             *([Route("/metrics", metrics_endpoint, methods=["GET"])] if settings.metrics else []),
         ],
         exception_handlers={
@@ -200,6 +195,7 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
     app.add_middleware(Guard, max_header_bytes=settings.max_header_bytes)  # 431s, 500s with the request id, headers
     app.add_middleware(RequestIdMiddleware)  # outermost: every log line of a request carries its id
     app.state.openapi_yaml = openapi_yaml(games)
+    app.state.graphql_sdl = schema.as_str() + "\n"  # as grimoire export-schema writes it
     app.state.settings = settings
     app.state.games = games
     return app

@@ -4,7 +4,8 @@
   refused (431) before anything reads them; an unhandled exception becomes a logged 500 problem
   that carries the request id (it runs inside :class:`service.logs.RequestIdMiddleware`, so the
   id is still set); every response gets ``nosniff``, ``no-store`` unless a handler chose its own
-  caching (seat tokens and private views are in responses), a frame-refusing CSP on HTML pages.
+  caching (seat tokens and private views are in responses), a same-origin-only, frame-refusing CSP on HTML
+  pages (:data:`HTML_POLICY`).
   One layer rather than three: each ``send`` wrapper costs every response a call and a copy.
 * :class:`BodySizeLimit`: bodies larger than the settings allow are refused before anything
   reads them, whichever HTTP parser the server runs (inside the rate limit, which counts them).
@@ -19,8 +20,15 @@ from service.rest.problems import problem
 
 log = logging.getLogger("grimoire")
 
-#: HTML pages (GraphiQL, the docs page) may not be framed: a page where people paste tokens.
-HTML_POLICY = "frame-ancestors 'none'; base-uri 'none'; object-src 'none'; form-action 'self'"
+#: HTML pages (the landing page, GraphiQL, the docs page, /play) load scripts, styles, images, fonts and
+#: connections (fetch, EventSource, websockets) from this origin only: every asset ships in the package
+#: (service/static/), so an injected script or a page's dependency on another host fails closed. No
+#: 'unsafe-inline' and no 'unsafe-eval': pages keep their scripts in files. ``data:`` images and fonts
+#: are allowed (Swagger UI and GraphiQL draw icons with them; they cannot run code). Pages may not be
+#: framed: they are where people paste seat tokens.
+HTML_POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+               "font-src 'self' data:; connect-src 'self'; worker-src 'self'; frame-ancestors 'none'; "
+               "base-uri 'none'; object-src 'none'; form-action 'self'")
 HTML_POLICY_HEADER = HTML_POLICY.encode()
 
 

@@ -11,6 +11,7 @@
 * ``offline_context(**context_options)``: a new browser context in which every request (HTTP and
   websocket) to a host other than the servers started here is aborted and recorded in
   ``context.blocked``: a test asserts that list is empty to prove a page loads nothing from elsewhere.
+  ``context.console_errors`` collects its pages' console errors (a CSP refusal is one) and uncaught errors.
 * ``screenshot(page, name)``: saves ``<name>.png`` under ``test-artifacts/screenshots/`` (git-ignored;
   ``GRIMOIRE_TEST_ARTIFACTS`` moves it), prints and returns the path.
 """
@@ -151,12 +152,21 @@ def offline_context(chromium_browser):
     """``offline_context(*also_allowed, **context_options)``: a browser context that aborts every
     request (HTTP or websocket) whose origin is neither a server started by these fixtures nor one of
     ``also_allowed`` (origins such as ``http://127.0.0.1:5555``); each aborted URL is appended to
-    ``context.blocked``. Contexts are closed after the test."""
+    ``context.blocked``, each console error or uncaught exception of its pages to
+    ``context.console_errors``. Contexts are closed after the test."""
     contexts = []
 
     def open_context(*also_allowed: str, **options):
         context = chromium_browser.new_context(**options)
         context.blocked = []
+        context.console_errors = []  # console errors (CSP refusals among them) and uncaught exceptions
+
+        def watch(page):
+            page.on("console", lambda message: message.type == "error" and context.console_errors.append(
+                f"{message.text} ({message.location.get('url')})"))
+            page.on("pageerror", lambda error: context.console_errors.append(f"uncaught: {error}"))
+
+        context.on("page", watch)
 
         def elsewhere(url: str) -> bool:
             return _origin(url) not in _SERVED_ORIGINS | {_origin(o) for o in also_allowed}
