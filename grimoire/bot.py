@@ -86,6 +86,7 @@ def play(seat: Seat, strategy: Strategy) -> None:
 def run(args: argparse.Namespace) -> int:
     """``grimoire bot``: exit status 0 once the match is over, 1 if the service refused or was lost."""
     strategy = load_strategy(args.strategy)
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request would drown the bot's own
     try:
         with Client(args.url) as client:
             seat = take_seat(client, args)

@@ -164,18 +164,17 @@ def stream_request(http: httpx.Client | httpx.AsyncClient, path: str, headers: d
     return http.build_request("GET", path, headers=sent, params=params, timeout=timeout)
 
 
-def finished(end: ServerSentEvent) -> bool:
-    """Whether a stream's ``end`` message closes it for good (the match or every followed match is over).
+def end_reason(end: ServerSentEvent) -> str:
+    """The reason of a stream's ``end`` message: ``finished`` (the match, or every followed match, is over:
+    the stream is closed for good) or one of RESUMABLE (the server is stopping, the store did not answer,
+    the client was too slow: open it again where it stopped).
 
-    False: the stream is to be opened again where it stopped (the server is stopping, the store did not
-    answer, the client was too slow). The seat's token revoked meanwhile raises :class:`Unauthorized`, as
-    the service would answer when the stream is opened again; any other reason :class:`StreamEnded`.
+    The seat's token revoked meanwhile raises :class:`Unauthorized`, as the service would answer when the
+    stream is opened again; any other reason :class:`StreamEnded`.
     """
     reason = str(json.loads(end.data or "{}").get("reason"))
-    if reason == "finished":
-        return True
-    if reason in RESUMABLE:
-        return False
+    if reason == "finished" or reason in RESUMABLE:
+        return reason
     if reason == "invalid_token":
         raise Unauthorized("invalid_token", 401, "The seat was left or handed to a bot while the stream was open.")
     raise StreamEnded(reason)

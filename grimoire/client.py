@@ -139,11 +139,12 @@ class Client:
     def events(self, path: str, headers: dict[str, str],
                params: dict[str, str | int] | None = None) -> Iterator[ServerSentEvent]:
         """The SSE messages of a stream of the service, other than its ``end``, opened again where it stopped
-        after a drop; it ends when the stream ends for good (grimoire.calls.finished)."""
+        after a drop; it ends when the stream ends for good (grimoire.calls.end_reason)."""
         last_id: str | None = None
         waits = self.retry.delays()
         while True:
             error: Exception | None = None
+            cause = "the connection closed"
             request = calls.stream_request(self.http, path, headers, params, last_id, self.stream_read_timeout)
             try:
                 response = self.http.send(request, stream=True)
@@ -156,20 +157,21 @@ class Client:
                         waits = self.retry.delays()  # through: a whole allowance for the next outage
                         for event in EventSource(response).iter_sse():
                             if event.event == "end":
-                                if calls.finished(event):
+                                reason = calls.end_reason(event)
+                                if reason == "finished":
                                     return
+                                cause = f"end: {reason}"
                                 break
                             last_id = event.id or last_id
                             yield event
                 finally:
                     response.close()
             except httpx.TransportError as caught:
-                error = caught
+                error, cause = caught, type(caught).__name__
             wait = next(waits, None)
             if wait is None:
                 raise _lost(f"GET {path}", error) from error
-            log.warning("stream %s ended (%s); resuming after %s in %.1f s", path,
-                        type(error).__name__ if error else "closed by the service", last_id, wait)
+            log.warning("stream %s ended (%s); resuming after %s in %.1f s", path, cause, last_id, wait)
             time.sleep(wait)
 
 
@@ -335,6 +337,7 @@ class AsyncClient:
         waits = self.retry.delays()
         while True:
             error: Exception | None = None
+            cause = "the connection closed"
             request = calls.stream_request(self.http, path, headers, params, last_id, self.stream_read_timeout)
             try:
                 response = await self.http.send(request, stream=True)
@@ -347,20 +350,21 @@ class AsyncClient:
                         waits = self.retry.delays()
                         async for event in EventSource(response).aiter_sse():
                             if event.event == "end":
-                                if calls.finished(event):
+                                reason = calls.end_reason(event)
+                                if reason == "finished":
                                     return
+                                cause = f"end: {reason}"
                                 break
                             last_id = event.id or last_id
                             yield event
                 finally:
                     await response.aclose()
             except httpx.TransportError as caught:
-                error = caught
+                error, cause = caught, type(caught).__name__
             wait = next(waits, None)
             if wait is None:
                 raise _lost(f"GET {path}", error) from error
-            log.warning("stream %s ended (%s); resuming after %s in %.1f s", path,
-                        type(error).__name__ if error else "closed by the service", last_id, wait)
+            log.warning("stream %s ended (%s); resuming after %s in %.1f s", path, cause, last_id, wait)
             await asyncio.sleep(wait)
 
 
