@@ -182,8 +182,21 @@ LONGEST_STREAK = max([c.streak[1] for c in CARDS.values() if c.streak] + [2])
 
 
 def card_catalogue() -> list[dict[str, Any]]:
-    """Every card as written in its file, for a catalogue query (format: card.schema.json)."""
+    """Every card as written in its file (format: card.schema.json)."""
     return [dict(c.source) for c in CARDS.values()]
+
+
+_FACE_NAMES = {code: name for name, code in _FACE_CODES.items()}
+
+
+def card_entries() -> list[dict[str, Any]]:
+    """Every card the service knows, shipped first, then an operator's, as the ``cards`` catalogue lists them
+    (schema.json "card"): what a client needs to show a card and what it takes, without its bonus steps."""
+    return [{"id": c.id, "name": c.name, "text": c.text, "rarity": c.rarity, "starter": c.starter,
+             "needs_win": c.needs_win, "counter_spell": c.counter_spell,
+             "stones": [{"stone": stone, "face": _FACE_NAMES[face]} for stone, face in c.stones],
+             "streak": None if c.streak is None else {"cast": c.streak[0], "turns": c.streak[1]},
+             "turrets_held": [TURRET_NAMES[t] for t in c.turrets_held]} for c in CARDS.values()]
 
 
 # -- when a card works ---------------------------------------------------------------------

@@ -92,7 +92,9 @@ from service.engine import Action, Catalogue, Event, Game, Rng, State, Variant, 
 
 from . import catalogue, collecting, library, victory
 from .determinise import determinise as _determinise
-from .cards import CARDS, LONGEST_STREAK, OF_CARDS, OF_GEMS, OF_STONES, conditions_hold, shows_stones, works
+from .cards import (
+    CARDS, LONGEST_STREAK, OF_CARDS, OF_GEMS, OF_STONES, card_entries, conditions_hold, shows_stones, works,
+)
 from .casts import (
     BUNGLE, EFFECT, KNOCK, LEANER, NUMBER, PENDING, PLACE, SPELL, SWAP, SYMBOL, UNCAST, read_cast, winner_of,
 )
@@ -160,6 +162,7 @@ class CastingStones(Game):
     schema["options"]["properties"]["cards_per_player"]["maximum"] = len(CARDS)
     catalogues = (
         Catalogue("stones", schema["stone"], ("type", "rarity"), catalogue.stones),
+        Catalogue("cards", schema["card"], ("id", "rarity"), card_entries),
         Catalogue("hands", schema["hand"], (), lambda: [
             {"id": h["id"], "title": h["title"], "description": h["description"], "stones": h["action"]["stones"],
              "cards": h["action"]["cards"], "hand": h["action"]["hand"]} for h in collecting.themed_hands()]),

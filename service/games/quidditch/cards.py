@@ -5,10 +5,13 @@ Cards, 40 Green Slytherin Team Cards, 28 Blue Pitch Cards". The scan never
 lists the decks, so their make-up is the house rule in DESIGN.md, kept as data:
 
 * ``kinds.json``: every kind of team card (four player cards, four spells,
-  four jinxes, two fouls, the Referee) with its family, name and text;
+  four jinxes, two fouls, the Referee) with its family, name, text (how the
+  service plays it) and book_text (the rule book's words);
 * ``gryffindor.json`` and ``slytherin.json``: one team deck each, every
   physical card with a unique id (``g-chaser-7a``), its kind and its value;
-* ``pitch.json``: the pitch card kinds with their points and the 28 cards.
+* ``pitch.json``: the pitch card kinds with their points and texts, and the 28 cards.
+
+:func:`catalogue` lists all 108 cards for clients (the ``cards`` catalogue).
 
 Inside a match a card is an integer: a team card is its index in
 :data:`TEAM_CARDS` (Gryffindor's cards first, then Slytherin's), a pitch card
@@ -59,14 +62,16 @@ def _load() -> tuple[dict, list[dict], list[dict], list[dict]]:
             if (kind["family"] == PLAYER) != isinstance(value, int):
                 raise ValueError(f"{name}: card {card['id']}: player cards, and only they, have a value")
             team_cards.append({"id": card["id"], "kind": card["kind"], "family": kind["family"], "value": value,
-                               "name": kind["name"], "text": kind["text"], "owner": seat})
+                               "name": kind["name"], "text": kind["text"], "book_text": kind["book_text"],
+                               "owner": seat})
 
     pitch = load_data(__package__, "pitch.json")
     pitch_kinds = {k["kind"]: k for k in pitch["kinds"]}
     if set(pitch_kinds) != set(PITCH_KINDS):
         raise ValueError(f"pitch.json must describe exactly {', '.join(PITCH_KINDS)}")
     pitch_cards = [{"id": c["id"], "kind": c["kind"], "name": pitch_kinds[c["kind"]]["name"],
-                    "points": pitch_kinds[c["kind"]]["points"]} for c in pitch["cards"]]
+                    "points": pitch_kinds[c["kind"]]["points"], "text": pitch_kinds[c["kind"]]["text"],
+                    "book_text": pitch_kinds[c["kind"]]["book_text"]} for c in pitch["cards"]]
 
     ids = [c["id"] for c in team_cards] + [c["id"] for c in pitch_cards]
     if len(ids) != len(set(ids)):
@@ -112,3 +117,25 @@ def pitch_view(card: int) -> dict:
     """A pitch card as views and events show it (a fresh dict)."""
     return _PITCH_VIEWS[card].copy()
 
+
+
+def _catalogue_entry(card: dict, *, pitch: bool) -> dict:
+    """One card as the cards catalogue lists it (schema.json "card"): ``text`` is the book's words, ``reading``
+    how the service plays the card."""
+    if pitch:
+        return {"id": card["id"], "deck": "pitch", "seat": None, "name": card["name"], "kind": None, "family": None,
+                "value": None, "pitch_kind": card["kind"], "points": card["points"], "text": card["book_text"],
+                "reading": card["text"]}
+    return {"id": card["id"], "deck": TEAMS[card["owner"]]["team"], "seat": card["owner"], "name": card["name"],
+            "kind": card["kind"], "family": card["family"], "value": card["value"], "pitch_kind": None,
+            "points": None, "text": card["book_text"], "reading": card["text"]}
+
+
+_CATALOGUE = tuple([_catalogue_entry(c, pitch=False) for c in TEAM_CARDS]
+                   + [_catalogue_entry(c, pitch=True) for c in PITCH_CARDS])
+
+
+def catalogue() -> list[dict]:
+    """Every card of the three decks, once: Gryffindor's, Slytherin's, then the pitch deck, each in its data
+    file's order. Public knowledge, like a printed deck list: it says nothing of where a card is in a match."""
+    return [dict(entry) for entry in _CATALOGUE]

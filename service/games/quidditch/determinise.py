@@ -20,6 +20,11 @@ from service.engine import Rng, State
 from .cards import PITCH_CARDS, PITCH_INDEX, TEAM_INDEX, team_deck
 
 
+def _compared(compared: list[dict] | None) -> list | None:
+    """A view's ``compared`` as the state keeps it."""
+    return None if compared is None else [None if c["kind"] is None else [c["kind"], c["value"]] for c in compared]
+
+
 def determinise(game, view: dict[str, Any], seat: int, rng: Rng) -> State:
     opp = 1 - seat
     players = view["players"]
@@ -34,10 +39,8 @@ def determinise(game, view: dict[str, Any], seat: int, rng: Rng) -> State:
                 sides[s] = TEAM_INDEX[side["card"]["id"]]
             elif side["occupied"]:
                 hidden_sides.append((len(balls), s))
-        compared = None if b["compared"] is None else [None if c["kind"] is None else [c["kind"], c["value"]]
-                                                       for c in b["compared"]]
         balls.append({"card": PITCH_INDEX[b["id"]], "sides": sides, "locked": locked, "mods": mods,
-                      "revealed": b["revealed"], "resolved": b["resolved"], "compared": compared})
+                      "revealed": b["revealed"], "resolved": b["resolved"], "compared": _compared(b["compared"])})
     window = None
     if view["window"] is not None:
         w = view["window"]
@@ -78,13 +81,17 @@ def determinise(game, view: dict[str, Any], seat: int, rng: Rng) -> State:
     else:
         may_pitch = view["window"]["after"] == "round" and all(b["kind"] != "quaffle" for b in view["balls"])
     result = view["result"]
+    last = view.get("last_settled")
+    settled = None if last is None else {
+        "round": last["round"], "balls": [{"card": PITCH_INDEX[b["ball"]], "winner": b["winner"], "by": b["by"],
+                                           "compared": _compared(b["compared"])} for b in last["balls"]]}
     return {
         "rng": rng.next64(), "max_rounds": view["max_rounds"], "round": view["round"], "pitcher": view["pitcher"],
         "stage": view["stage"], "may_pitch": may_pitch,
         "decks": decks, "hands": hands, "discards": discards,
         "pitch_deck": pitch_deck, "pitch_discard": [PITCH_INDEX[c["id"]] for c in view["pitch_discard"]],
         "scoring": [[PITCH_INDEX[c["id"]] for c in p["scoring"]] for p in players],
-        "balls": balls, "hits": [p["bludgers"] for p in players], "window": window,
+        "balls": balls, "hits": [p["bludgers"] for p in players], "window": window, "settled": settled,
         "result": None if result is None else {"winners": list(result["winners"]), "scores": list(result["scores"]),
                                                "reason": result["reason"], "cause": result["cause"]},
     }

@@ -62,6 +62,10 @@ A plain dict; team cards and pitch cards are integers (see :mod:`.cards`)::
                    the ball was resolved (see :func:`_effective`); all reset each
                    round
     hits           Bludgers that hit each seat this round
+    settled        None, or the balls settled in the latest round that settled any, for the view's
+                   ``last_settled``: {"round": int, "balls": [{"card": pitch card, "winner": seat|None,
+                   "by": "play"|"foul"|None, "compared": as on a ball, or None for a Foul}]}; kept after
+                   the round until a ball is settled in a later round (absent from older states)
     window         None or {"after": "round"|"pitch"|"play"|"reveal", "ball": pitch card|None,
                             "passed": [seat], "pending": [{"seat", "card", "ball", "target"}]}
     result         None or the match result
@@ -71,13 +75,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.engine import Game, Rng, Variant, load_data
+from service.engine import Catalogue, Game, Rng, Variant, load_data
 
 from .cards import (
     ALOHOMORA, BEATER, BLUDGER, FAMILY, FOUL, FOUL_FREE_GOAL, FOUL_REMOVE_KEEPER, FULL_BODY_BIND, JINX,
     JINX_BLOCK, JINX_DISCARD, JINX_REDUCE, JINX_RETRIEVE, KEEPER, KIND, KINDS, LEG_LOCKER, OWNER, PITCH_CARDS,
     PITCH_INDEX, PITCH_KIND, PLAYER, POINTS, QUAFFLE, REFEREE, SEEKER, SNITCH, SPELL, TEAM_CARDS, TEAM_INDEX, TEAMS,
-    VALUE, WINGARDIUM, GOAL, _CARD_VIEWS, _PITCH_VIEWS, card_view, pitch_view, team_deck,
+    VALUE, WINGARDIUM, GOAL, _CARD_VIEWS, _PITCH_VIEWS, card_view, catalogue, pitch_view, team_deck,
 )
 from .determinise import determinise as _determinise
 
@@ -117,6 +121,7 @@ class Quidditch(Game):
                "Snitch. Two players, Gryffindor against Slytherin, play face-down player cards on the balls "
                "turned from the pitch deck, and spells, jinxes and fouls against each other.")
     schema = load_data(__package__, "schema.json")
+    catalogues = (Catalogue("cards", schema["card"], ("id", "deck"), catalogue),)
 
     # -- the contract ---------------------------------------------------------
 
@@ -135,7 +140,7 @@ class Quidditch(Game):
             "stage": LEAD, "may_pitch": False,
             "decks": decks, "hands": [[], []], "discards": [[], []],
             "pitch_deck": pitch_deck, "pitch_discard": [], "scoring": [[], []],
-            "balls": [], "hits": [0, 0], "window": None, "result": None,
+            "balls": [], "hits": [0, 0], "window": None, "result": None, "settled": None,
         }
         for seat in SEATS:
             for _ in range(HAND_SIZE):
@@ -253,6 +258,7 @@ class Quidditch(Game):
             "hand": [card_view(c) for c in sorted(state["hands"][seat])] if seat is not None else [],
             "players": [_player_view(state, s) for s in SEATS],
             "balls": [_ball_view(b, seat) for b in state["balls"]],
+            "last_settled": _settled_view(state.get("settled")),  # absent from states stored before it existed
             "pitch_deck_count": len(state["pitch_deck"]),
             "pitch_discard": [pitch_view(c) for c in state["pitch_discard"]],
             "window": None if window is None else {
@@ -603,6 +609,7 @@ def _resolve_ball(state: dict, rng: Rng, pitch_card: int, events: list) -> None:
     _clear_ball(state, ball)
     ball_id = PITCH_CARDS[pitch_card]["id"]
     compared = _compared_view(ball["compared"])
+    _record_settled(state, pitch_card, winner, None if winner is None else "play", ball["compared"])
     if winner is None:
         events.append({"type": "ball_stays", "ball": ball_id, "compared": compared})
         return
@@ -636,7 +643,19 @@ def _win_quaffle(state: dict, ball: dict, seat: int, events: list) -> None:
     _clear_ball(state, ball)
     state["balls"].remove(ball)
     state["scoring"][seat].append(ball["card"])
+    _record_settled(state, ball["card"], seat, "foul", None)
     events.append({"type": "ball_won", "ball": _ball_id(ball), "seat": seat, "by": "foul"})
+
+
+def _record_settled(state: dict, pitch_card: int, winner: int | None, by: str | None, compared: list | None) -> None:
+    """Keep what settled a ball for the view (``last_settled``): a won ball leaves the pitch and a ball left in
+    play is reset when the round ends, so without it a table could not show what decided them."""
+    settled = state.get("settled")  # absent from states stored before it existed
+    if settled is None or settled["round"] != state["round"]:
+        settled = state["settled"] = {"round": state["round"], "balls": []}
+    settled["balls"].append({"card": pitch_card, "winner": winner, "by": by,
+                             "compared": None if compared is None else [None if c is None else list(c)
+                                                                        for c in compared]})
 
 
 def _discard_random(state: dict, rng: Rng, seat: int, count: int, cause: str, events: list) -> None:
@@ -932,6 +951,14 @@ def _ball_view(ball: dict, viewer: int | None) -> dict:
     return {"id": card["id"], "kind": card["kind"], "name": card["name"], "points": card["points"],
             "revealed": ball["revealed"], "resolved": ball["resolved"], "sides": sides,
             "compared": _compared_view(ball.get("compared"))}  # absent from balls stored before it existed
+
+
+def _settled_view(settled: dict | None) -> dict | None:
+    if settled is None:
+        return None
+    return {"round": settled["round"],
+            "balls": [{"ball": PITCH_CARDS[b["card"]]["id"], "kind": PITCH_KIND[b["card"]], "winner": b["winner"],
+                       "by": b["by"], "compared": _compared_view(b["compared"])} for b in settled["balls"]]}
 
 
 def _compared_view(compared: list | None) -> list[dict] | None:

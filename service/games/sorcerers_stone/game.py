@@ -101,9 +101,9 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any, Sequence
 
-from service.engine import BOARD_SEAT, Action, Event, Game, Rng, State, Variant, clone, load_data
+from service.engine import BOARD_SEAT, Action, Catalogue, Event, Game, Rng, State, Variant, clone, load_data
 
-from . import flitwick, hagrid, mcgonagall, mirror, quirrell, snape, sprout
+from . import cards, flitwick, hagrid, mcgonagall, mirror, quirrell, snape, sprout
 from .board import Outcome
 
 #: The boards in the order the chained game visits them.
@@ -141,6 +141,8 @@ class SorcerersStone(Game):
         "the winged key, cross McGonagall's chessboard, outrun the troll, solve Snape's potions and find the Stone "
         "in the Mirror of Erised. Played in order, or one challenge at a time."
     )
+    #: The 90 cards of Hagrid's, Snape's and the Mirror of Erised's decks (:mod:`.cards`).
+    catalogues = (Catalogue("cards", load_data(__package__, "schema.json")["card"], ("id", "deck"), cards.catalogue),)
 
     def __init__(self, chain: Sequence[ModuleType] = CHAIN):
         """``chain``: the board modules in order (the tests pass stand-ins with the same names)."""

@@ -98,3 +98,30 @@ def sort_cards(cards: list[str]) -> list[str]:
 def deck(with_spells: bool) -> list[str]:
     """Every card in play, in canonical order: 52, or the 40 Element Cards alone."""
     return list(ELEMENT_CARDS + SPELL_CARDS) if with_spells else list(ELEMENT_CARDS)
+
+
+_ELEMENT_NAMES: dict[str, str] = {e["id"]: e["name"] for e in DATA["elements"]}
+
+
+def _entry(card: str) -> dict:
+    """The catalogue entry of one card (schema.json "card")."""
+    if is_element(card):
+        element, rank = _ELEMENT_OF_CARD[card]
+        name = DATA["element_card_name"].format(rank=rank, element=_ELEMENT_NAMES[element])
+        return {"id": card, "name": name, "kind": "element", "element": element, "rank": rank, "text": None,
+                "effect": None, "potion_points": None, "rank_bonus": None}
+    spell = _SPELL_OF_CARD[card]
+    return {"id": card, "name": spell.name, "kind": spell.kind, "element": None, "rank": None, "text": spell.text,
+            "effect": spell.effect, "potion_points": spell.potion_points if spell.effect == "potion_points" else None,
+            "rank_bonus": spell.rank_bonus or None}
+
+
+# Built once (static data), handed out as copies.
+_CATALOGUE: tuple[dict, ...] = tuple(_entry(card) for card in ELEMENT_CARDS + SPELL_CARDS)
+
+
+def catalogue() -> list[dict]:
+    """Every card of the deck, once, in deck order (the Element Cards by element and rank, then the Spells and
+    Potions Cards): the ``cards`` catalogue. Public knowledge, like a printed deck list: it says nothing of
+    where a card is in a match."""
+    return [dict(entry) for entry in _CATALOGUE]

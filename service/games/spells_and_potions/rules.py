@@ -49,7 +49,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.engine import Action, Event, Game, Rng, State, Variant, load_data
+from service.engine import Action, Catalogue, Event, Game, Rng, State, Variant, load_data
 
 from . import deck
 from .determinise import determinise as _determinise
@@ -77,6 +77,7 @@ class SpellsAndPotions(Game):
         "Companion, two with one Companion each. Practice rounds, or the three-duel Ritual tournament."
     )
     schema = _SCHEMA
+    catalogues = (Catalogue("cards", _SCHEMA["card"], ("id", "kind"), deck.catalogue),)
 
     # -- set-up ----------------------------------------------------------------
 
