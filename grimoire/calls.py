@@ -23,6 +23,10 @@ T = TypeVar("T")
 #: transport errors raised before the request left this machine: any request may be sent again
 NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout)
 
+#: answers that are tried again: 429 (rate limited, or too many streams: refused before anything was done)
+#: and 503 (the store did not answer)
+RETRIED_STATUS = frozenset({429, 503})
+
 #: ``end`` reasons after which a stream is opened again where it stopped (docs/api.md, "A bot: the NDJSON stream")
 RESUMABLE = frozenset({"shutdown", "store_unavailable", "slow_consumer"})
 
@@ -146,6 +150,27 @@ class Retry:
         while time.monotonic() + delay <= deadline:
             yield delay
             delay = min(delay * 2, self.longest)
+
+
+def wait_before_retry(resendable: bool, waits: Iterator[float], error: httpx.TransportError | None,
+                      response: httpx.Response | None) -> float | None:
+    """How long to wait before sending a request again after ``error`` or the RETRIED_STATUS ``response``, or
+    None: give up (the outage has lasted past ``Retry.within``, or the request may not be sent again).
+
+    A 429 refused the request before doing anything: any request is sent again, no sooner than its
+    ``Retry-After``. After a 503 or a broken connection, only a ``resendable`` one (``Call.resendable``)
+    or one that never left (NOT_SENT).
+    """
+    if response is not None and response.status_code == 429:
+        wait = next(waits, None)
+        try:
+            advised = float(response.headers.get("retry-after", "0"))
+        except ValueError:
+            advised = 0.0
+        return None if wait is None else max(wait, advised)
+    if resendable or isinstance(error, NOT_SENT):
+        return next(waits, None)
+    return None
 
 
 def stream_request(http: httpx.Client | httpx.AsyncClient, path: str, headers: dict[str, str],

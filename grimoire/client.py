@@ -35,7 +35,7 @@ import httpx
 from httpx_sse import EventSource, ServerSentEvent
 
 from grimoire import calls
-from grimoire.calls import NOT_SENT, Call, Retry
+from grimoire.calls import Call, Retry
 from grimoire.errors import ConnectionLost, GrimoireError, VersionConflict
 from grimoire.models import JSON, Accepted, Bot, Game, HistoryEntry, LegalActions, Match, TurnNotice, Update
 
@@ -49,15 +49,6 @@ T = TypeVar("T")
 Strategy = Callable[[JSON, list[JSON]], JSON]
 
 USER_AGENT = "grimoire-client/0.1"
-
-
-def _retrying(call: Call[T], error: httpx.TransportError | None) -> bool:
-    """Whether ``call`` may be tried again after ``error`` (None: the service answered 503)."""
-    return call.resendable or isinstance(error, NOT_SENT)
-
-
-def _lost(what: str, error: BaseException | None) -> ConnectionLost:
-    return ConnectionLost(f"{what}: {type(error).__name__ if error else 'the service answered 503'}")
 
 
 class Client:
@@ -86,24 +77,25 @@ class Client:
         self.http.close()
 
     def send(self, call: Call[T]) -> T:
-        """Send ``call`` and read its answer, trying again while the service is unreachable or answers 503
-        (only a call that may be repeated, once it may have reached the service: see ``Call.resendable``)."""
+        """Send ``call`` and read its answer, trying again while the service is unreachable, answers 503 or
+        rate-limits it (grimoire.calls.wait_before_retry says which calls, and how long)."""
         waits = self.retry.delays()
         while True:
             error: httpx.TransportError | None = None
+            response: httpx.Response | None = None
             try:
                 response = self.http.send(call.request(self.http))
-                if response.status_code != 503:
-                    return call.answer(response)
             except httpx.TransportError as caught:
                 error = caught
-            wait = next(waits, None) if _retrying(call, error) else None
+            if response is not None and response.status_code not in calls.RETRIED_STATUS:
+                return call.answer(response)
+            wait = calls.wait_before_retry(call.resendable, waits, error, response)
             if wait is None:
-                if error is None:
-                    return call.answer(response)  # raises ServiceUnavailable
-                raise _lost(f"{call.method} {call.path}", error) from error
+                if response is not None:
+                    return call.answer(response)  # raises its refusal
+                raise ConnectionLost(f"{call.method} {call.path}: {type(error).__name__}") from error
             log.warning("%s %s: %s; trying again in %.1f s", call.method, call.path,
-                        type(error).__name__ if error else "503", wait)
+                        type(error).__name__ if response is None else response.status_code, wait)
             time.sleep(wait)
 
     def games(self) -> list[Game]:
@@ -139,20 +131,22 @@ class Client:
     def events(self, path: str, headers: dict[str, str],
                params: dict[str, str | int] | None = None) -> Iterator[ServerSentEvent]:
         """The SSE messages of a stream of the service, other than its ``end``, opened again where it stopped
-        after a drop; it ends when the stream ends for good (grimoire.calls.end_reason)."""
+        (``Last-Event-ID``) after a drop, a resumable ``end``, a 503 or a 429 (``too_many_streams``: the slot
+        of a dropped stream can outlive it for a while); it ends when the stream ends for good
+        (grimoire.calls.end_reason)."""
         last_id: str | None = None
         waits = self.retry.delays()
         while True:
-            error: Exception | None = None
+            error: httpx.TransportError | None = None
             cause = "the connection closed"
             request = calls.stream_request(self.http, path, headers, params, last_id, self.stream_read_timeout)
+            refused: httpx.Response | None = None
             try:
                 response = self.http.send(request, stream=True)
                 try:
                     if response.status_code != 200:
                         response.read()
-                        if response.status_code != 503:
-                            raise calls.refusal(response)
+                        refused, cause = response, str(response.status_code)
                     else:
                         waits = self.retry.delays()  # through: a whole allowance for the next outage
                         for event in EventSource(response).iter_sse():
@@ -168,9 +162,13 @@ class Client:
                     response.close()
             except httpx.TransportError as caught:
                 error, cause = caught, type(caught).__name__
-            wait = next(waits, None)
+            if refused is not None and refused.status_code not in calls.RETRIED_STATUS:
+                raise calls.refusal(refused)
+            wait = calls.wait_before_retry(True, waits, error, refused)
             if wait is None:
-                raise _lost(f"GET {path}", error) from error
+                if refused is not None:
+                    raise calls.refusal(refused)
+                raise ConnectionLost(f"GET {path}: {cause}") from error
             log.warning("stream %s ended (%s); resuming after %s in %.1f s", path, cause, last_id, wait)
             time.sleep(wait)
 
@@ -291,19 +289,20 @@ class AsyncClient:
         waits = self.retry.delays()
         while True:
             error: httpx.TransportError | None = None
+            response: httpx.Response | None = None
             try:
                 response = await self.http.send(call.request(self.http))
-                if response.status_code != 503:
-                    return call.answer(response)
             except httpx.TransportError as caught:
                 error = caught
-            wait = next(waits, None) if _retrying(call, error) else None
+            if response is not None and response.status_code not in calls.RETRIED_STATUS:
+                return call.answer(response)
+            wait = calls.wait_before_retry(call.resendable, waits, error, response)
             if wait is None:
-                if error is None:
-                    return call.answer(response)
-                raise _lost(f"{call.method} {call.path}", error) from error
+                if response is not None:
+                    return call.answer(response)  # raises its refusal
+                raise ConnectionLost(f"{call.method} {call.path}: {type(error).__name__}") from error
             log.warning("%s %s: %s; trying again in %.1f s", call.method, call.path,
-                        type(error).__name__ if error else "503", wait)
+                        type(error).__name__ if response is None else response.status_code, wait)
             await asyncio.sleep(wait)
 
     async def games(self) -> list[Game]:
@@ -336,16 +335,16 @@ class AsyncClient:
         last_id: str | None = None
         waits = self.retry.delays()
         while True:
-            error: Exception | None = None
+            error: httpx.TransportError | None = None
             cause = "the connection closed"
             request = calls.stream_request(self.http, path, headers, params, last_id, self.stream_read_timeout)
+            refused: httpx.Response | None = None
             try:
                 response = await self.http.send(request, stream=True)
                 try:
                     if response.status_code != 200:
                         await response.aread()
-                        if response.status_code != 503:
-                            raise calls.refusal(response)
+                        refused, cause = response, str(response.status_code)
                     else:
                         waits = self.retry.delays()
                         async for event in EventSource(response).aiter_sse():
@@ -361,9 +360,13 @@ class AsyncClient:
                     await response.aclose()
             except httpx.TransportError as caught:
                 error, cause = caught, type(caught).__name__
-            wait = next(waits, None)
+            if refused is not None and refused.status_code not in calls.RETRIED_STATUS:
+                raise calls.refusal(refused)
+            wait = calls.wait_before_retry(True, waits, error, refused)
             if wait is None:
-                raise _lost(f"GET {path}", error) from error
+                if refused is not None:
+                    raise calls.refusal(refused)
+                raise ConnectionLost(f"GET {path}: {cause}") from error
             log.warning("stream %s ended (%s); resuming after %s in %.1f s", path, cause, last_id, wait)
             await asyncio.sleep(wait)
 

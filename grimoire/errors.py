@@ -132,17 +132,23 @@ BY_CODE: dict[str, type[ProblemError]] = {
 }
 
 
-def problem_error(status: int, body: Any, retry_after: str | None = None) -> ProblemError:
-    """The exception for a refusal with HTTP ``status`` and (decoded) ``body``.
+#: the family of a code not in BY_CODE (one added to the service later), by its HTTP status. 409: a game's
+#: own code for a refused action (docs/api.md: "REST: that code in ``code``, status 409")
+BY_STATUS: dict[int, type[ProblemError]] = {
+    400: BadRequest, 401: Unauthorized, 404: NotFound, 409: RuleViolation, 412: Conflict, 415: BadRequest,
+    422: BadRequest, 429: TooManyRequests, 503: ServiceUnavailable,
+}
 
-    An unlisted code answered with 409 is a game's own rule code for a refused action (docs/api.md: "A
-    game's own code for a refused action ... REST: that code in ``code``, status 409"): a RuleViolation.
+
+def problem_error(status: int, body: Any, retry_after: str | None = None) -> ProblemError:
+    """The exception for a refusal with HTTP ``status`` and (decoded) ``body``: by its code, else by its status.
+
     A body that is no problem (a proxy's HTML page) keeps the status, with the code ``http_<status>``.
     """
     problem: JSON = body if isinstance(body, dict) and isinstance(body.get("code"), str) else {}
     code = problem.get("code") or f"http_{status}"
     detail = str(problem.get("detail") or problem.get("title") or f"HTTP {status}")
-    kind = BY_CODE.get(code) or (RuleViolation if status == 409 else ProblemError)
+    kind = BY_CODE.get(code) or BY_STATUS.get(status, ProblemError)
     if kind is TooManyRequests:
         return TooManyRequests(code, status, detail, problem or None, _seconds(retry_after))
     return kind(code, status, detail, problem or None)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import httpx
 import pytest
 
 from examples.bot_first_legal import first_legal
+from tests.support.processes import Service
 from grimoire.client import AsyncClient, Bot, Client
 from grimoire.errors import (NotFound, NotYourTurn, ProblemError, RuleViolation, SeatUnavailable, Unauthorized,
                              VersionConflict, problem_error)
@@ -60,10 +62,12 @@ def test_refusals_raise_the_exception_of_their_problem_code(stack):
         assert bob.history() == []  # nothing refused was applied
 
 
-def test_a_game_s_own_rule_code_is_a_rule_violation_and_a_page_that_is_no_problem_keeps_its_status():
+def test_an_unknown_code_takes_the_family_of_its_status_and_a_page_that_is_no_problem_keeps_it():
     # no hosted game has a rule code of its own yet (all refuse with illegal_action): the mapping alone
     own = problem_error(409, {"code": "snitch_already_caught", "status": 409, "detail": "The Snitch is caught."})
     assert isinstance(own, RuleViolation) and own.code == "snitch_already_caught"
+    later = problem_error(401, {"code": "stream_ticket_expired", "status": 401, "detail": "Ask for another."})
+    assert isinstance(later, Unauthorized) and later.code == "stream_ticket_expired"  # a code newer than the client
     page = problem_error(502, None)
     assert type(page) is ProblemError and (page.code, page.status) == ("http_502", 502)
 
@@ -138,6 +142,26 @@ def test_an_action_whose_answer_was_lost_is_sent_again_and_applied_once(stack):
         assert again.duplicate and again.version == 1
         entries = bob.history()
         assert [(e.version, e.action) for e in entries] == [(1, action)]
+
+
+def test_a_rate_limited_request_is_sent_again_once_its_retry_after_has_passed(stack, tmp_path, caplog):
+    """The service's default limit (50 requests a second per token) is met by a bot at full speed; a 429
+    did nothing, so any request, an action included, is sent again after Retry-After."""
+    caplog.set_level(logging.WARNING, logger="grimoire.client")
+    limited = Service(stack.redis_url, stack.prefix, tmp_path / "serve.log", GRIMOIRE_RATE_LIMIT_PER_TOKEN=3,
+                      GRIMOIRE_RATE_LIMIT_PER_ADDRESS=4)
+    try:
+        with Client(limited.base) as grimoire:
+            for _ in range(4):
+                grimoire.games()  # this address's window spent: creating and joining meet 429s, sent again too
+            match, ann, bob = two_seats(grimoire)
+            assert [bob.view().version for _ in range(7)] == [0] * 7
+            accepted = bob.submit(bob.legal_actions().actions[0])
+            assert accepted.version == 1 and not accepted.duplicate
+            assert [e.version for e in bob.history()] == [1]
+    finally:
+        limited.stop()
+    assert sum(": 429; trying again" in r.getMessage() for r in caplog.records) >= 2
 
 
 def test_the_async_client_plays_a_match_against_greedy_and_follows_it(stack):
