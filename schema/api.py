@@ -257,6 +257,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
     @strawberry.type(description="An accepted action, as the subscriber's seat may see it.")
     class MatchEvent:
         match_id: strawberry.ID
+        game: strawberry.ID = strawberry.field(description="The match's game: which `<Game>Action` `action` is.")
         version: int
         seat: int = strawberry.field(description=ACTED)
         action: Optional[GameAction] = strawberry.field(description="Shown only to the seat that acted.")
@@ -277,7 +278,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
 
     def match_event(update: dict, game_id: str) -> MatchEvent:
         action = update["action"]
-        return MatchEvent(match_id=update["match_id"], version=update["version"], seat=update["seat"],
+        return MatchEvent(match_id=update["match_id"], game=game_id, version=update["version"], seat=update["seat"],
                           action=types[game_id].to_action(action) if action is not None else None,
                           events=update["events"], status=MatchStatusEnum(update["status"]),
                           to_act=update["to_act"], at=update["at"], auto=auto_action(update["auto"]))

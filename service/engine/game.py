@@ -260,6 +260,11 @@ class Game:
     def view_schema(self) -> dict[str, Any]:
         return self.schema["view"]
 
+    @property
+    def event_schemas(self) -> dict[str, dict[str, Any]]:
+        """Event type -> JSON Schema of the events the game emits (its schema's ``events``; none: empty)."""
+        return self.schema.get("events", {})
+
     @functools.cached_property
     def _action_validators(self) -> dict[str, jsonschema.Draft202012Validator]:
         return {name: jsonschema.Draft202012Validator(schema) for name, schema in self.action_schemas.items()}

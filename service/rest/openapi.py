@@ -54,18 +54,6 @@ def _has_type(schema: dict, kind: str) -> bool:
     return kind in types if isinstance(types, list) else types == kind
 
 
-def event_schemas(game: Game) -> dict[str, dict[str, Any]]:
-    """Event type -> JSON Schema of the events ``game`` emits, from its schema.json ``events``.
-
-    The Sorcerer's Stone keeps each board's events in the board's own schema
-    file, beside its actions and view; its match assembles only those two.
-    """
-    events = dict(game.schema.get("events", {}))
-    for board in getattr(game, "chain", ()):
-        events.update(board.SCHEMA.get("events", {}))
-    return events
-
-
 class _GameSchemas:
     """One game's JSON Schemas as OpenAPI components, named ``<Game><title>``.
 
@@ -172,9 +160,9 @@ def _game_components(game: Game, schemas: dict[str, Any]) -> dict[str, str]:
         g.add(name, game.action_schemas[kind])
     schemas[f"{p}Action"] = _union(actions, "type", title=f"{p}Action",
                                    description=f"An action of {game.title}; `type` tells which.")
-    events = {kind: f"{p}{_pascal(kind)}Event" for kind in sorted(event_schemas(game))}
+    events = {kind: f"{p}{_pascal(kind)}Event" for kind in sorted(game.event_schemas)}
     for kind, name in events.items():
-        g.add(name, event_schemas(game)[kind])
+        g.add(name, game.event_schemas[kind])
     schemas[f"{p}Event"] = _union(events, "type", title=f"{p}Event",
                                   description=f"An event of {game.title}, as your seat may see it; `type` tells "
                                               "which.") if events else {**_FREE_FORM, "title": f"{p}Event"}
@@ -227,6 +215,16 @@ def _game_components(game: Game, schemas: dict[str, Any]) -> dict[str, str]:
                                                                           "match"],
             "properties": {"game": game_const, "version": _COUNT, "events": event_list,
                            "duplicate": {"type": "boolean"}, "match": _ref(f"{p}Match")},
+        },
+        f"{p}StreamUpdate": {
+            "type": "object", "title": f"{p}StreamUpdate",
+            "required": ["game", "match_id", "version", "seat", "action", "events", "status", "to_act", "at",
+                         "auto"],
+            "properties": {"game": game_const, "match_id": {"type": "string"}, "version": _COUNT, "seat": _ACTED,
+                           "action": shown_action, "events": event_list,
+                           "status": {"type": "string", "enum": ["active", "finished"]}, "to_act": _TO_ACT,
+                           "at": {**_MS, "description": "Accepted at, in ms since the epoch."},
+                           "auto": _nullable(_ref("AutoAction"))},
         },
         f"{p}HistoryEntry": {
             "type": "object", "title": f"{p}HistoryEntry",
@@ -344,8 +342,6 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                                   "cause": {"type": ["string", "null"], "description": RESULT_CAUSE}}},
         "GameAction": {"anyOf": [_ref(f"{p}Action") for p in prefixes],
                        "description": "An action of one of the games (the match's `game` tells which)."},
-        "GameEvent": {"anyOf": [_ref(f"{p}Event") for p in prefixes],
-                      "description": "An event of one of the games (the match's `game` tells which)."},
         "Match": _by_game(games, "Match", "A match of one of the games; `game` tells which, and so the types of "
                                           "its `view`, `options` and actions."),
         "CreateMatch": _union({g.id: f"Create{_pascal(g.id)}Match" for g in games.values()}, "game",
@@ -373,18 +369,8 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
         "ReplayMismatch": {
             "type": "object", "required": ["version", "what", "detail"],
             "properties": {"version": _COUNT, "what": {"type": "string"}, "detail": {"type": "string"}}},
-        "StreamUpdate": {
-            "type": "object",
-            "required": ["match_id", "version", "seat", "action", "events", "status", "to_act", "at", "auto"],
-            "properties": {"match_id": {"type": "string"}, "version": _COUNT,
-                           "seat": _ACTED,
-                           "action": _nullable(_ref("GameAction"), description="Shown only to the seat that acted."),
-                           "events": {"type": "array", "items": _ref("GameEvent")},
-                           "status": {"type": "string", "enum": ["active", "finished"]},
-                           "to_act": _TO_ACT,
-                           "at": {**_COUNT, "description": "Accepted at, in ms since the epoch."},
-                           "auto": _nullable(_ref("AutoAction"))},
-        },
+        "StreamUpdate": _by_game(games, "StreamUpdate", "One accepted action on a live stream, as your seat may "
+                                                        "see it; `game` tells which game's actions and events."),
         "TurnNotice": {
             "type": "object", "required": ["match_id", "seat", "version", "status", "to_act", "your_turn"],
             "properties": {"match_id": {"type": "string"}, "seat": _SEAT, "version": _COUNT,

@@ -62,10 +62,11 @@ def _encode(kind: str, message: dict[str, Any], fmt: str, event_id: str | None =
     return f"{head}event: {kind}\ndata: {data}\n\n".encode()
 
 
-def action_frame(update: Update, seat: int | None, fmt: str) -> bytes:
-    """The frame of ``update`` as ``seat`` (None: a spectator) sees it: encoded once per seat and format,
-    the same bytes for every follower of this process (a spectator's are every spectator's)."""
-    return update.shared((fmt, seat), lambda: _encode("action", update.for_seat(seat), fmt, str(update.version)))
+def action_frame(update: Update, seat: int | None, fmt: str, game: str) -> bytes:
+    """The frame of ``update`` (a match of ``game``) as ``seat`` (None: a spectator) sees it: encoded once per
+    seat and format, the same bytes for every follower of this process (a spectator's are every spectator's)."""
+    return update.shared((fmt, seat), lambda: _encode("action", {"game": game, **update.for_seat(seat)}, fmt,
+                                                      str(update.version)))
 
 
 class SendWatch:
@@ -294,13 +295,13 @@ async def match_events(request: Request) -> Response:
 
     fmt = _format(request)
     # not ``match`` itself in the stream's closure: its state stayed in memory as long as the stream
-    current = (match.status, match.version)
+    current, game = (match.status, match.version), match.game.id
     del match
 
     updates = live.follow(match_id, int(raw_after), idle=settings.stream_keepalive,
                           seat_check=seat_check(store, match_id, token), current=current)
     return EventStream(updates, fmt, settings.stream_send_timeout, live, lease.release, lease=lease,
-                       frame=lambda update: action_frame(update, seat, fmt))
+                       frame=lambda update: action_frame(update, seat, fmt, game))
 
 
 async def my_turns(request: Request) -> Response:

@@ -112,7 +112,6 @@ def test_matches_actions_and_events_are_told_apart_by_game_and_type():
     """A client narrows a match's view, options, actions and events from ``match.game``, and an action or
     event from its ``type``: each per-game schema pins the discriminator's value as a const."""
     from service.games import all_games
-    from service.rest.openapi import event_schemas
 
     schemas = _openapi()["components"]["schemas"]
     games = all_games()
@@ -128,7 +127,7 @@ def test_matches_actions_and_events_are_told_apart_by_game_and_type():
         assert match["view"] == {"$ref": f"#/components/schemas/{prefix}View"}
         assert match["options"] == {"$ref": f"#/components/schemas/{prefix}MatchOptions"}
         for union, kinds in ((f"{prefix}Action", games[game_id].action_schemas),
-                             (f"{prefix}Event", event_schemas(games[game_id]))):
+                             (f"{prefix}Event", games[game_id].event_schemas)):
             members = _union_members(schemas[union], "type")
             assert set(members) == set(kinds), union
             for kind, member in members.items():

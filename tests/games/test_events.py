@@ -9,7 +9,6 @@ import pytest
 
 from service.engine import events_for
 from service.games import all_games
-from service.rest.openapi import event_schemas
 from tests.games.contract import PROPERTY_GAMES, random_playout
 
 GAMES = all_games()
@@ -21,7 +20,7 @@ SEEDS = max(3, PROPERTY_GAMES // 40)
 def test_event_schemas_are_typed_objects_without_audience(game_id):
     """Each schema is an object naming its own ``type`` as a const; ``audience`` is not published, because
     the APIs strip it (service/engine/game.py, events_for) before any client sees an event."""
-    schemas = event_schemas(GAMES[game_id])
+    schemas = GAMES[game_id].event_schemas
     assert schemas
     for kind, schema in schemas.items():
         assert schema["properties"]["type"] == {"const": kind}
@@ -32,7 +31,7 @@ def test_event_schemas_are_typed_objects_without_audience(game_id):
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_every_event_random_play_emits_matches_its_schema(game_id):
     game = GAMES[game_id]
-    validators = {kind: jsonschema.Draft202012Validator(schema) for kind, schema in event_schemas(game).items()}
+    validators = {kind: jsonschema.Draft202012Validator(schema) for kind, schema in game.event_schemas.items()}
     seen = set()
     for variant in game.variant_ids():
         for seats in range(game.min_seats, game.max_seats + 1):

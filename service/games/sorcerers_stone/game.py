@@ -119,13 +119,16 @@ FACTS = ("fire", "captured", "checkmated", "quirrell_rank", "wrong_claim")
 
 
 def _schema(chain: Sequence[ModuleType]) -> dict[str, Any]:
-    """The game's schema: the match's own parts plus every board's actions and view."""
+    """The game's schema: the match's own parts plus every board's actions, view and events."""
     schema = load_data(__package__, "schema.json")
     boards = schema["view"]["properties"]["boards"]
     for board in chain:
         for kind, action in board.SCHEMA["actions"].items():
             assert kind not in schema["actions"], f"two boards define {kind}"
             schema["actions"][kind] = action
+        for kind, event in board.SCHEMA.get("events", {}).items():
+            assert kind not in schema["events"], f"two boards define the event {kind}"
+            schema["events"][kind] = event
         boards["properties"][board.NAME] = board.SCHEMA["view"]
     return schema
 
