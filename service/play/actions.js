@@ -15,7 +15,7 @@ import { h, words } from "./dom.js";
 export function describeAction(action, names) {
   const parameters = Object.entries(action)
     .filter(([key, value]) => key !== "__typename" && key !== "type" && value !== null)
-    .map(([key, value]) => `${words(key)} ${names.label(value)}`);
+    .map(([key, value]) => `${words(key)} ${names.label(value, key)}`);
   return parameters.length ? `${words(action.type)}: ${parameters.join(", ")}` : words(action.type);
 }
 

@@ -56,8 +56,9 @@ export const joinMatch = async (matchId, name, seat = null) =>
 
 const ADD_BOT = `mutation AddBot($input: AddBotInput!) { addBot(input: $input) {
   __typename ... on BotAdded { seat } ${PROBLEM} } }`;
-/** Give a free seat to a bot (`level`: random, greedy or strong; docs/bots.md). */
-export const addBot = async (matchId, seat, level, token) =>
+/** Give a free seat to a bot (`level`: random, greedy or strong; docs/bots.md). Sent with a seat's token,
+ *  it hands that seat to the bot instead (the token is revoked). */
+export const addBot = async (matchId, seat, level, token = null) =>
   (await graphql(ADD_BOT, { input: { matchId, seat, level } }, token)).addBot;
 
 // ---- reading and playing a match ----------------------------------------------------------------------

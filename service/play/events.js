@@ -9,7 +9,7 @@ import { h, words } from "./dom.js";
 export function describeEvent(event, names, seatName) {
   const fields = Object.entries(event)
     .filter(([key, value]) => key !== "type" && value !== null && !(Array.isArray(value) && !value.length))
-    .map(([key, value]) => `${words(key)} ${key === "seat" ? seatName(value) : names.label(value)}`);
+    .map(([key, value]) => `${words(key)} ${key === "seat" ? seatName(value) : names.label(value, key)}`);
   return fields.length ? `${words(event.type)}: ${fields.join(", ")}` : words(event.type);
 }
 

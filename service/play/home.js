@@ -39,19 +39,22 @@ export async function showHome(root) {
     Object.assign(seatsInput, { min: game.minSeats, max: game.maxSeats, value: game.minSeats });
     optionsInput.value = defaultOptions(game);
     fill(summary, game.summary);
+    fill(botsBox);
     seatsChanged();
   }
   function seatsChanged() {
     const seats = Number(seatsInput.value);
+    const before = Object.fromEntries([...botsBox.querySelectorAll("[data-seat-choice]")].map((s) => [s.dataset.seatChoice, s.value]));
     const rows = [];
     for (let seat = 1; seat < seats; seat += 1) {
-      rows.push(h("label", {}, `Seat ${seat}: `, h("select", { "data-seat-choice": seat },
-        SEAT_CHOICES.map(([value, label]) => h("option", { value }, label))), " "));
+      const choice = h("select", { "data-seat-choice": seat }, SEAT_CHOICES.map(([value, label]) => h("option", { value }, label)));
+      choice.value = before[seat] ?? "open"; // keep what was chosen for the seats that stay
+      rows.push(h("label", {}, `Seat ${seat}: `, choice, " "));
     }
     fill(botsBox, h("span", {}, "Seat 0: you. "), rows);
   }
   gameSelect.addEventListener("change", gameChanged);
-  seatsInput.addEventListener("change", seatsChanged);
+  seatsInput.addEventListener("input", seatsChanged);
 
   async function create(event) {
     event.preventDefault();

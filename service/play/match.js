@@ -19,6 +19,7 @@ import { forgetSeat, heldSeat, keepSeat } from "./seats.js";
 
 const BOT_LEVELS = ["random", "greedy", "strong"];
 const WAITING_POLL_MS = 1000;
+const SUBMIT_ATTEMPTS = 6; // over about 15 s
 
 /** The name people see for a seat: its player's name or bot level; -1 is the board itself. */
 export function seatNamer(match) {
@@ -149,12 +150,21 @@ export async function showMatch(root, matchId) {
       idempotencyKey: `${matchId}-${match.version}-${Math.random().toString(36).slice(2)}`,
     };
     let result;
-    try {
-      result = (await graphql(documents.submit, { input }, held.token)).submitAction;
-    } catch (error) {
-      // The network failed: the same request again, with the same idempotency key, is safe.
-      result = (await graphql(documents.submit, { input }, held.token)).submitAction;
+    for (let attempt = 0; !result; attempt += 1) {
+      try {
+        result = (await graphql(documents.submit, { input }, held.token)).submitAction;
+      } catch (error) {
+        // No answer (the network failed, the server restarted): the same request again, with the same
+        // idempotency key, is safe: the service applies it at most once and answers the first outcome.
+        if (attempt === SUBMIT_ATTEMPTS - 1) {
+          say(`Not sent: ${error.message}`);
+          return read(true);
+        }
+        say("No answer from the server; trying again…");
+        await new Promise((resolve) => setTimeout(resolve, 500 * 2 ** attempt));
+      }
     }
+    say("");
     if (result.__typename === "ActionAccepted") return show(result.match);
     say(result.__typename === "VersionConflict" ? "Someone acted first; here is the match now." : result.message);
     await read(true); // redraw even at the same version: the refused choice's panel is disabled
@@ -171,7 +181,8 @@ export async function showMatch(root, matchId) {
   }
 
   async function bot(seat, level) {
-    const result = await addBot(matchId, seat, level, held?.token);
+    // No token: with one, addBot hands *that token's* seat to the bot (docs/api.md, "Leaving a seat").
+    const result = await addBot(matchId, seat, level);
     if (result.__typename !== "BotAdded") say(result.message);
     await read();
   }
@@ -214,6 +225,7 @@ export async function showMatch(root, matchId) {
 
   await read();
   if (match) {
+    log.append(h("li", { "data-from": match.version }, `Following from version ${match.version}.`));
     restartStream();
     if (match.status === "WAITING") waitingPoll = setInterval(refresh, WAITING_POLL_MS);
   }

@@ -8,17 +8,19 @@
 
 import { rest } from "./api.js";
 
-const CATALOGUES = ["stones", "cards"];
-
 /** A `Names` for one game: `name(id)` and `label(value)`, loaded from its catalogues. */
 export async function loadNames(gameId) {
   const entries = new Map();
-  for (const catalogue of CATALOGUES) {
+  const catalogues = gameId === "casting-stones" ? ["stones", "cards"] : ["cards"];
+  for (const catalogue of catalogues) {
     const body = await rest(`/v1/games/${gameId}/${catalogue}`).catch(() => null);
     for (const item of body?.items ?? []) entries.set(item.id, item);
   }
   return new Names(entries);
 }
+
+/** The keys of actions and events that hold stone or card ids (targetCard: Quidditch's `target`). */
+const ID_KEYS = /^(card|cards|stone|stones|take|target|targetCard|hand|replacement|knocked|name|ball|balls|by)$/;
 
 export class Names {
   constructor(entries = new Map()) {
@@ -42,11 +44,12 @@ export class Names {
     }
   }
 
-  /** Any value of an action or event for people: ids by name, lists joined. */
-  label(value) {
-    if (Array.isArray(value)) return value.map((v) => this.label(v)).join(", ");
-    if (typeof value === "string") return this.name(value);
-    if (value && typeof value === "object") return JSON.stringify(value);
+  /** A field of an action or event for people: stone and card ids by name (only under keys that hold
+   *  them: an id such as `steal` or `look` is also a plain word elsewhere), lists joined. */
+  label(value, key) {
+    if (Array.isArray(value)) return value.map((v) => this.label(v, key)).join(", ");
+    if (typeof value === "string") return ID_KEYS.test(key) ? this.name(value) : value;
+    if (value && typeof value === "object") return value.id ? this.name(value.id) : JSON.stringify(value);
     return String(value);
   }
 }

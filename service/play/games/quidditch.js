@@ -5,18 +5,16 @@
 import { describeAction } from "../actions.js";
 import { h, table, words } from "../dom.js";
 
-/** A player card as people name it: "Chaser 7"; special cards by their kind. */
+/** A card as people name it: its catalogue name ("Seeker", "Wingardium Leviosa") and a player card's value. */
 function cardText(card, names) {
   if (!card) return "–";
-  const entry = names.entry(card.id);
-  if (entry?.name && entry.name !== card.id) return entry.name;
-  return card.value !== null && card.value !== undefined ? `${words(card.kind)} ${card.value}` : words(card.kind);
+  const name = names.entry(card.id)?.name ?? words(card.kind);
+  return card.value !== null && card.value !== undefined ? `${name} ${card.value}` : name;
 }
 
 export function render(view, { names, seatName }) {
-  // Balls and cards the view shows get their names for the action labels ("play Chaser 7 on Quaffle").
+  // Balls get their names for the action labels and the log ("play card: Chaser 7 on Quaffle").
   names.learn(Object.fromEntries(view.balls.map((ball) => [ball.id, ball.name])));
-  names.learn(Object.fromEntries(view.hand.map((card) => [card.id, cardText(card, names)])));
 
   const side = (s) => {
     const card = s.card ? cardText(s.card, names) : s.occupied ? "a card, face down" : "–";
@@ -49,8 +47,11 @@ export function render(view, { names, seatName }) {
     view.result ? h("p", {}, `Result: ${view.result.reason}`) : null);
 }
 
-/** Card and ball ids by name ("play card: Chaser 7 on Quaffle"). */
-export function describe(action, names) {
-  if (action.card && action.ball) return `${words(action.type)}: ${names.name(action.card)} on ${names.name(action.ball)}`;
-  return describeAction(action, names);
+/** Card and ball ids by name, a card from the hand with its value: "play card: Chaser 7 on Quaffle". */
+export function describe(action, names, view) {
+  const card = view.hand.find((c) => c.id === action.card);
+  if (!card) return describeAction(action, names);
+  const target = action.ball ?? action.targetBall;
+  const on = target ? ` on ${names.name(target)}` : action.targetCard ? ` against ${names.name(action.targetCard)}` : "";
+  return `${words(action.type)}: ${cardText(card, names)}${on}`;
 }
