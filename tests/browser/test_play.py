@@ -58,14 +58,16 @@ def take_a_legal_action(page, rng: random.Random) -> bool:
         raise
 
 
-def play_to_the_end(page, rng: random.Random, *, between=None) -> int:
+def play_to_the_end(page, rng: random.Random, *, before=None, between=None) -> int:
     """Play the page's seat until the match is over; returns how many actions it took.
-    ``between(page, actions)`` runs after each action."""
+    ``before(page)`` runs when the page offers actions, ``between(page, actions)`` after each action."""
     actions = 0
     for _ in range(MAX_ACTIONS):
         page.wait_for_selector(READY, timeout=ACT_TIMEOUT_MS)
         if page.query_selector("[data-result]"):
             return actions
+        if before:
+            before(page)
         if take_a_legal_action(page, rng):
             actions += 1
             if between:
@@ -95,10 +97,16 @@ def seat_token(page, match_id: str) -> str:
 
 
 def record_urls(context) -> list[str]:
-    """Every URL the context's pages ask for from now on: HTTP requests and websockets."""
+    """Every URL the context's pages ask for or show from now on: HTTP requests, websockets, and each
+    page's own address (a fragment change included)."""
     urls: list[str] = []
     context.on("request", lambda request: urls.append(request.url))
-    context.on("page", lambda page: page.on("websocket", lambda ws: urls.append(ws.url)))
+
+    def watch(page):
+        page.on("websocket", lambda ws: urls.append(ws.url))
+        page.on("framenavigated", lambda frame: urls.append(frame.url))
+
+    context.on("page", watch)
     return urls
 
 
@@ -146,17 +154,39 @@ def test_two_players_play_casting_stones_against_each_other(offline_context, bro
         assert_self_contained(context)
 
 
+def offered_action_types(page) -> tuple[int, list[str]]:
+    """The version of the page's actions panel and the type of each action it offers (a button is one,
+    a form one per option of its select)."""
+    return page.eval_on_selector("[data-actions]", """panel => [Number(panel.dataset.version),
+        [...panel.querySelectorAll('[data-action-type]')].flatMap(control =>
+            Array(control.tagName === 'FORM' ? control.querySelectorAll('option').length : 1)
+                .fill(control.dataset.actionType))]""")
+
+
 def test_one_player_against_three_bots_at_spells_and_potions(offline_context, browser_server, screenshot):
     """Two seats go to bots at creation, the last one from the match page's "Add bot"; then the page
-    plays its seat through a whole practice game (13 tricks, Fire trumps, the Spells and Potions Cards)."""
+    plays its seat through a whole practice game (13 tricks, Fire trumps, the Spells and Potions Cards),
+    offering each time exactly the legal actions the API gives its token."""
     context = offline_context()
     page = context.new_page()
-    create_from_the_form(page, browser_server, "spells-and-potions", "practice-3", {1: "greedy", 2: "greedy", 3: "open"}, {})
+    match_id = create_from_the_form(page, browser_server, "spells-and-potions", "practice-3",
+                                    {1: "greedy", 2: "greedy", 3: "open"}, {})
     page.select_option("[data-bot-level='3']", "random")
     page.click("[data-add-bot='3']")
     page.wait_for_selector("[data-status='ACTIVE']")
     assert "random bot (seat 3)" in page.inner_text("[data-seats]")
-    play_to_the_end(page, random.Random(3))
+    auth = {"Authorization": f"Bearer {seat_token(page, match_id)}"}
+    compared = []
+
+    def offers_exactly_the_legal_actions(page):
+        version, offered = offered_action_types(page)
+        legal = httpx.get(f"{browser_server}/v1/matches/{match_id}/legal-actions", headers=auth).json()
+        assert legal["version"] == version  # nobody else can act while the match waits on this seat
+        assert sorted(offered) == sorted(action["type"] for action in legal["actions"])
+        compared.append(len(offered))
+
+    play_to_the_end(page, random.Random(3), before=offers_exactly_the_legal_actions)
+    assert len(compared) >= 13 and max(compared) > 1
     assert page.query_selector("[data-trick]")
     screenshot(page, "play-spells-and-potions")
     assert_self_contained(context)
@@ -266,7 +296,7 @@ def test_a_spectator_follows_quidditch_and_never_sees_a_hidden_card(offline_cont
     assert_self_contained(context)
 
 
-@pytest.mark.parametrize("variant", ["hagrid", "sprout"])
+@pytest.mark.parametrize("variant", ["hagrid", "sprout", "flitwick", "mcgonagall", "quirrell", "snape"])
 def test_the_sorcerers_stone_from_the_page(offline_context, browser_server, screenshot, variant):
     """A challenge of the Sorcerer's Stone against a bot, to its end, with its board drawn."""
     context = offline_context()
