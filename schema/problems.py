@@ -61,6 +61,16 @@ IdempotencyKeyReused = _problem("IdempotencyKeyReused", "The idempotency key was
 UnknownBotLevel = _problem("UnknownBotLevel", "No bot level has that name (or it is not implemented yet).")
 MatchNotFinished = _problem("MatchNotFinished", "Only a finished match can be replayed.")
 ReplayNotFound = _problem("ReplayNotFound", "No replay has that id (or it has expired).")
+AlreadySeated = _problem("AlreadySeated", "The player already holds a seat of this match (not a hot-seat match).")
+InvalidName = _problem("InvalidName", "The name breaks the naming rules (length, characters).")
+NameTaken = _problem("NameTaken", "The name is another player's, or reads as it.")
+PlayerNotFound = _problem("PlayerNotFound", "No player has that id.")
+PlayerRequired = _problem("PlayerRequired", "The operation needs a player token (or an identity provider's JWT).")
+PlayerTokenNotFound = _problem("PlayerTokenNotFound", "The player has no token with that id.")
+TooManyPlayerTokens = _problem("TooManyPlayerTokens", "The player holds as many tokens as allowed; revoke one.")
+AlreadyQueued = _problem("AlreadyQueued", "The player is already waiting for a quick match.")
+NotQueued = _problem("NotQueued", "The player is not waiting for a quick match.")
+RematchUnavailable = _problem("RematchUnavailable", "The match is not finished, or the caller did not play it.")
 
 BY_CODE: dict[str, type] = {
     "unknown_game": UnknownGame,
@@ -82,6 +92,16 @@ BY_CODE: dict[str, type] = {
     "unknown_bot_level": UnknownBotLevel,
     "match_not_finished": MatchNotFinished,
     "replay_not_found": ReplayNotFound,
+    "already_seated": AlreadySeated,
+    "invalid_name": InvalidName,
+    "name_taken": NameTaken,
+    "player_not_found": PlayerNotFound,
+    "player_required": PlayerRequired,
+    "player_token_not_found": PlayerTokenNotFound,
+    "too_many_player_tokens": TooManyPlayerTokens,
+    "already_queued": AlreadyQueued,
+    "not_queued": NotQueued,
+    "rematch_unavailable": RematchUnavailable,
 }
 
 ALL = (VersionConflict, *BY_CODE.values())

@@ -29,12 +29,16 @@ from service.engine import Game
 from service.games import all_games
 from service.rest import routes as rest_routes
 from service.rest.streams import routes as stream_routes
+from service.rest.players import routes as player_routes
 from service.rest.problems import problem
 from service.play import play_routes
 from service.static import routes as page_routes
 from service.settings import Settings
 from service.store import MatchStore
 from service.store.live import LiveUpdates, StreamLimit
+from service.store.idp import verifier_from
+from service.store.players import PlayerStore
+from service.store.quickmatch import QuickMatch
 from service.store.embedded import EmbeddedRedis
 from service.store.connect import STORE_UNAVAILABLE, open_store, queue_url
 from service.guards import BodySizeLimit, Guard, MetricsPort
@@ -142,6 +146,9 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
                 socket_timeout=2, socket_connect_timeout=2)
         app.state.live = LiveUpdates(app.state.store)
         app.state.stream_limit = StreamLimit(settings.max_streams_per_token)
+        # players: their credentials act for their seats through the store (service/store/players.py)
+        app.state.players = PlayerStore(app.state.store, verifier_from(settings))
+        app.state.quick_match = QuickMatch(app.state.players, settings.quick_match_bot_level)
         await app.state.live.start()
         _end_streams_on_sigterm(app.state.live)
         app.state.jobs, worker = _start_jobs(app.state.store, settings, url, embedded is not None)
@@ -163,6 +170,7 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
         routes=[
             *rest_routes,
             *stream_routes,
+            *player_routes,
             Route("/graphql", graphql, methods=["GET", "POST"]),
             WebSocketRoute("/graphql", graphql),
             Route("/healthz", healthz, methods=["GET"]),

@@ -87,6 +87,16 @@ class Settings:
     #: Requests a second per seat token and per client address (0: no limit), in Redis.
     rate_limit_per_token: int = 50
     rate_limit_per_address: int = 200
+    #: Players (docs/api.md, "Players"; docs/security.md): accept an external identity provider's JWTs as player
+    #: credentials. Empty issuer: none are. The keys come from the JWKS URL (fetched and cached) or one static
+    #: public key (PEM or JWK); the algorithms allowed, comma-separated, are asymmetric ones only.
+    jwt_issuer: str = ""
+    jwt_audience: str = ""
+    jwt_jwks_url: str = ""
+    jwt_public_key: str = ""
+    jwt_algorithms: tuple[str, ...] = ("RS256", "ES256", "EdDSA")
+    #: The bot level that fills the empty seats of a quick match whose players asked for bots.
+    quick_match_bot_level: str = "greedy"
     #: Origins allowed to call the API from a browser (CORS), comma-separated; empty: none.
     cors_origins: tuple[str, ...] = ()
     host: str = "127.0.0.1"
@@ -134,6 +144,13 @@ class Settings:
             metrics_port=_int("GRIMOIRE_METRICS_PORT", cls.metrics_port),
             rate_limit_per_token=_int("GRIMOIRE_RATE_LIMIT_PER_TOKEN", cls.rate_limit_per_token),
             rate_limit_per_address=_int("GRIMOIRE_RATE_LIMIT_PER_ADDRESS", cls.rate_limit_per_address),
+            jwt_issuer=os.environ.get("GRIMOIRE_JWT_ISSUER", ""),
+            jwt_audience=os.environ.get("GRIMOIRE_JWT_AUDIENCE", ""),
+            jwt_jwks_url=os.environ.get("GRIMOIRE_JWT_JWKS_URL", ""),
+            jwt_public_key=os.environ.get("GRIMOIRE_JWT_PUBLIC_KEY", ""),
+            jwt_algorithms=tuple(a.strip() for a in os.environ.get("GRIMOIRE_JWT_ALGORITHMS", "").split(",")
+                                 if a.strip()) or cls.jwt_algorithms,
+            quick_match_bot_level=os.environ.get("GRIMOIRE_QUICK_MATCH_BOT_LEVEL", cls.quick_match_bot_level),
             cors_origins=tuple(o.strip() for o in os.environ.get("GRIMOIRE_CORS_ORIGINS", "").split(",")
                                if o.strip()),
             host=os.environ.get("GRIMOIRE_HOST", "127.0.0.1"),

@@ -110,6 +110,8 @@ class Dispatcher:
     # -- the store listener ------------------------------------------------------
 
     async def __call__(self, match: Match) -> None:
+        if match.abandoned or (match.status == "finished" and any(s.player for s in match.seats)):
+            await asyncio.to_thread(self.players_job, match)  # workers/players.py
         if match.status != "active":
             return
         played = [s for s in match.to_act if bot_level(match, s) is not None]
@@ -202,6 +204,21 @@ class Dispatcher:
             self.enqueue_bot(match_id, version, seat, attempt)
             retried += 1
         return retried
+
+    # -- players -----------------------------------------------------------------------------
+
+    def players_job(self, match: Match) -> bool:
+        """Enqueue the bookkeeping of a match with players that ended, or of a rated one a player
+        abandoned (workers/players.py): once per match and per abandonment, on the bots queue."""
+        step = "finished" if match.status == "finished" else f"abandoned-{len(match.abandoned)}"
+        try:
+            self.bots.enqueue_call("workers.players.match_finished", args=(match.id,),
+                                   job_id=f"{_safe(self.prefix)}-players-{match.id}-{step}", unique=True,
+                                   meta=job_meta(), result_ttl=JOB_MEMORY, failure_ttl=JOB_MEMORY, ttl=JOB_MEMORY,
+                                   description=f"players: match {match.id} {step}")
+        except DuplicateJobError:
+            return False
+        return True
 
     # -- turn timers -------------------------------------------------------------------
 

@@ -112,6 +112,17 @@ def _watchdog(rt: Runtime, stop: threading.Event) -> None:
             log.exception("watchdog sweep failed; trying again in %.1fs", period)
 
 
+def _quick_match_sweeper(stop: threading.Event, period: float = 1.0) -> None:
+    """Pair the quick-match queues again every ``period`` seconds (workers/players.py), until ``stop``."""
+    from .players import sweep_quick_matches
+
+    while not stop.wait(period):
+        try:
+            sweep_quick_matches()
+        except Exception:
+            log.exception("quick-match sweep failed; trying again in %.1fs", period)
+
+
 def run_worker(settings: Settings | None = None, *, burst: bool = False, name: str | None = None) -> None:
     """Work the bot, timer and replay queues of this deployment (until SIGTERM, or empty with ``burst``).
 
@@ -128,6 +139,7 @@ def run_worker(settings: Settings | None = None, *, burst: bool = False, name: s
     stop = threading.Event()
     watchdog = threading.Thread(target=_watchdog, args=(rt, stop), name="grimoire-watchdog", daemon=True)
     watchdog.start()
+    threading.Thread(target=_quick_match_sweeper, args=(stop,), name="grimoire-quick-match", daemon=True).start()
     log.info("worker %s on %s (queues %s)", worker.name, rt.queue_url.split("@")[-1], ", ".join(names.values()))
     try:
         worker.work(burst=burst, with_scheduler=True, logging_level="WARNING")

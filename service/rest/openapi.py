@@ -347,8 +347,11 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
         "CreateMatch": _union({g.id: f"Create{_pascal(g.id)}Match" for g in games.values()}, "game",
                               description="A new match of one of the games; `game` selects which."),
         "JoinSeat": {
-            "type": "object", "required": ["name"], "additionalProperties": False,
-            "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 64}, "seat": _SEAT},
+            "type": "object", "required": [], "additionalProperties": False,
+            "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 64,
+                                    "description": "Required, unless you join with a player token (the bearer "
+                                                   "token): then the seat is bound to your player and named after "
+                                                   "it."}, "seat": _SEAT},
         },
         "SeatJoined": {
             "type": "object", "required": ["seat", "token", "match"],
@@ -464,7 +467,7 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                         "links": {"SubmitAction": {"operationId": "submitAction",
                                                    "parameters": {"match_id": "$request.path.match_id"}}}},
                 **_problem_responses("match_not_found", "seat_taken", "match_full", "no_such_seat",
-                                     "unsupported_media_type", *_COMMON),
+                                     "already_seated", "invalid_token", "unsupported_media_type", *_COMMON),
             },
         }},
         "/v1/matches/{match_id}/seats/{seat}": {"delete": {
@@ -614,6 +617,10 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                           **_problem_responses("service_unavailable")},
         }},
     }
+    from . import players_openapi  # the players' routes (service/rest/players.py)
+
+    schemas.update(players_openapi.components())
+    paths.update(players_openapi.paths())
     return {
         "openapi": "3.1.0",
         "info": {
@@ -626,7 +633,7 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
         "paths": paths,
         "components": {
             "schemas": schemas,
-            "securitySchemes": {"seatToken": {"type": "http", "scheme": "bearer",
+            "securitySchemes": {**players_openapi.SECURITY, "seatToken": {"type": "http", "scheme": "bearer",
                                               "description": "The token returned when joining a seat."}},
         },
     }

@@ -47,7 +47,7 @@ class JoinSeatBody(Schema):
     class Meta:
         unknown = RAISE
 
-    name = fields.String(required=True, validate=validate.Length(min=1, max=64))
+    name = fields.String(validate=validate.Length(min=1, max=64))  # not with a player token: the player's
     seat = WholeNumber(validate=validate.Range(min=0, max=15))
 
 

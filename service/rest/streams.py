@@ -272,7 +272,7 @@ def seat_check(store: MatchStore, match_id: str, token: str | None):
         return None
 
     async def check() -> None:
-        store.authenticate(await store.get(match_id), token)
+        await store.read_as(match_id, token)  # a seat token, or a player's credential holding a seat there
 
     return check
 

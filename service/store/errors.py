@@ -91,3 +91,57 @@ class MatchNotFinished(StoreError):
 
 class ReplayNotFound(StoreError):
     code = "replay_not_found"
+
+
+class AlreadySeated(StoreError):
+    """A player joining a second seat of a match that is not a hot-seat match."""
+
+    code = "already_seated"
+
+
+class InvalidName(StoreError):
+    """A player name outside the rules (service/players/names.py)."""
+
+    code = "invalid_name"
+
+
+class NameTaken(StoreError):
+    """A name that is, or reads as, another player's."""
+
+    code = "name_taken"
+
+
+class PlayerNotFound(StoreError):
+    code = "player_not_found"
+
+
+class PlayerRequired(StoreError):
+    """An operation for players (my matches, quick match, profile) called with no player credential."""
+
+    code = "player_required"
+
+
+class PlayerTokenNotFound(StoreError):
+    """Revoking or replacing a player token the player does not have."""
+
+    code = "player_token_not_found"
+
+
+class TooManyPlayerTokens(StoreError):
+    code = "too_many_player_tokens"
+
+
+class AlreadyQueued(StoreError):
+    """A player already waiting in a quick-match queue (or just paired)."""
+
+    code = "already_queued"
+
+
+class NotQueued(StoreError):
+    code = "not_queued"
+
+
+class RematchUnavailable(StoreError):
+    """A rematch of a match that is not finished, or offered by someone who did not play it."""
+
+    code = "rematch_unavailable"

@@ -610,13 +610,20 @@ class StreamLimit:
 
 async def turns(live: LiveUpdates, seats: list[tuple[str, int]], *, idle: float = 15.0, buffer: int = 64,
                 seat_checks: dict[tuple[str, int], Callable[[], Awaitable[None]]] | None = None,
-                ) -> AsyncIterator[dict[str, Any] | None]:
+                discover: Callable[[], Awaitable[list[tuple[str, int]]]] | None = None,
+                check: Callable[[str], Callable[[], Awaitable[None]] | None] | None = None,
+                rescan: float = 2.0) -> AsyncIterator[dict[str, Any] | None]:
     """Turn notices for several (match id, seat) pairs at once; ``None`` on idle ticks.
 
     A notice ``{"match_id", "seat", "version", "status", "to_act", "your_turn"}``
     comes when a followed match starts waiting on the seat, and when it ends.
     Raises the first StoreError of any match followed (StoreUnavailable, or
     InvalidToken from its ``seat_checks`` entry when a token is revoked).
+
+    ``discover`` (a player's stream: service/rest/players.py) is asked every ``rescan``
+    seconds for the pairs to follow now: each new one is followed from then on, with a
+    first notice at once (a match just made for the player, its turn or not), its seat
+    check from ``check(match id)``; the stream then runs until it is closed.
     """
     queue: asyncio.Queue = asyncio.Queue(maxsize=buffer)
     store = live.store
@@ -628,12 +635,12 @@ async def turns(live: LiveUpdates, seats: list[tuple[str, int]], *, idle: float 
     async def read(match_id: str, *fields: str) -> list:
         return await guarded(lambda: store.redis.hmget(store.key(match_id), *fields), live.timeout)
 
-    async def watch(match_id: str, seat: int) -> None:
+    async def watch(match_id: str, seat: int, announce: bool = False) -> None:
         status, version, to_act = await read(match_id, "status", "version", "to_act")
         if status is None:
             return
         version, acting = int(version), json.loads(to_act) if status == "active" else []
-        if seat in acting or status == "finished":
+        if seat in acting or status == "finished" or (announce and status == "active"):
             await notify(match_id, seat, version, status, acting)
         if status == "finished":
             return
@@ -650,25 +657,39 @@ async def turns(live: LiveUpdates, seats: list[tuple[str, int]], *, idle: float 
                     if status == "active":
                         started = True
                         acting = json.loads(to_act)
-                        if seat in acting:
+                        if seat in acting or announce:
                             await notify(match_id, seat, version, status, acting)
 
-    async def watched(match_id: str, seat: int) -> None:
+    async def watched(match_id: str, seat: int, announce: bool = False) -> None:
         try:
-            await watch(match_id, seat)
+            await watch(match_id, seat, announce)
         except StoreError as error:
             await queue.put(error)
 
     tasks = [asyncio.create_task(watched(m, s)) for m, s in seats]
+    followed = set(seats)
+    loop = asyncio.get_running_loop()
+    quiet_since = scanned = loop.time()
     try:
         while not live.closing.is_set():
+            if discover is not None and loop.time() - scanned >= rescan:
+                scanned = loop.time()
+                for pair in await guarded(discover, live.timeout):
+                    if pair not in followed:
+                        followed.add(pair)
+                        if check is not None:
+                            seat_checks = {**(seat_checks or {}), pair: check(pair[0])}
+                        tasks.append(asyncio.create_task(watched(*pair, announce=True)))
             try:
-                item = await within(queue.get(), idle)
+                item = await within(queue.get(), idle if discover is None else min(idle, rescan))
             except asyncio.TimeoutError:
-                if all(t.done() for t in tasks) and queue.empty():
+                if discover is None and all(t.done() for t in tasks) and queue.empty():
                     return
-                yield None
+                if loop.time() - quiet_since >= idle or discover is None:
+                    quiet_since = loop.time()
+                    yield None
                 continue
+            quiet_since = loop.time()
             if isinstance(item, StoreError):
                 raise item
             yield item

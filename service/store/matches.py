@@ -20,6 +20,12 @@ One match is a few keys sharing a Redis Cluster hash tag ``{ID}``:
 ``<prefix>:lobby:<game>``
     a sorted set of the game's open matches (lobby.py); not in a match's slot.
 
+A seat joined with a player's credential (service/store/players.py) names its
+``player`` in its record; the match hash's ``rated``, ``hot_seat`` and ``unlisted``
+fields (set at creation) make it a rated match, let one player hold several seats
+and keep it out of the lobby, and ``abandoned:<seat>`` names the player who left
+that seat of a rated match while it was played.
+
 Versions start at 0 and grow by exactly one per accepted action, written by
 ``commit.lua`` in one atomic step with the log entry and the publish. A
 submission is: one read (``HGETALL`` and the idempotency key), the pure
@@ -35,7 +41,7 @@ import json
 import secrets
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
@@ -47,8 +53,8 @@ from . import archive, lobby
 from .connect import ReplicaAckTimeout, script_then_wait, then_wait
 from .tokens import hash_token, new_token
 from .errors import (
-    IdempotencyKeyReused, InvalidToken, MatchFull, MatchNotFound, MatchNotStarted, NoSuchSeat, NotYourSeat,
-    SeatTaken, StoreError, TokenRequired, UnknownGame, VersionConflict,
+    AlreadySeated, IdempotencyKeyReused, InvalidToken, MatchFull, MatchNotFound, MatchNotStarted, NoSuchSeat,
+    NotYourSeat, SeatTaken, StoreError, TokenRequired, UnknownGame, VersionConflict,
 )
 
 
@@ -77,6 +83,7 @@ class Seat:
     name: str | None
     token_hash: str | None = None
     bot: str | None = None  # the bot level playing this seat (service/store/bots.py), or None
+    player: str | None = None  # the player the seat is bound to (service/store/players.py), or None
 
     @property
     def joined(self) -> bool:
@@ -101,6 +108,10 @@ class Match:
     created: int
     updated: int
     turn_seconds: int | None = None  # the turn timer (workers/timers), None for none
+    rated: bool = False  # ratings move when it ends (service/store/ratings.py)
+    hot_seat: bool = False  # one player may hold several seats
+    listed: bool = True  # shown in the lobby while seats are free
+    abandoned: dict[int, str] = field(default_factory=dict)  # seat -> player who abandoned it (rated only)
 
     @property
     def acting(self) -> list[int]:
@@ -177,6 +188,9 @@ class MatchStore:
         #: ``async def listener(match)`` called after every accepted action and join
         #: (the bot and timer dispatcher, workers/dispatch.py); a failing one is logged.
         self.listeners: list = []
+        #: Player credentials (player tokens, an identity provider's JWTs): service/store/players.py
+        #: sets it; without it only seat tokens act.
+        self.players = None
 
     async def _notify(self, match: "Match") -> None:
         for listener in self.listeners:
@@ -214,8 +228,11 @@ class MatchStore:
             raise UnknownGame(f"There is no game {game_id!r}; see the list of games.") from None
 
     async def create(self, game_id: str, *, variant: str | None = None, options: dict | None = None,
-                     seats: int | None = None, seed: int | None = None, turn_seconds: int | None = None) -> Match:
-        """Create a match; raises UnknownGame or InvalidOptions (a RuleError)."""
+                     seats: int | None = None, seed: int | None = None, turn_seconds: int | None = None,
+                     rated: bool = False, hot_seat: bool = False, listed: bool = True) -> Match:
+        """Create a match; raises UnknownGame or InvalidOptions (a RuleError). ``rated``: players' ratings
+        move when it ends; ``hot_seat``: one player may hold several of its seats; ``listed``: shown in
+        the lobby while seats are free (a quick match or a rematch is not: its seats are spoken for)."""
         game = self.game(game_id)
         seats = game.min_seats if seats is None else seats
         full_options = game.check_options(variant, canonical(options), seats)
@@ -231,11 +248,14 @@ class MatchStore:
         }
         if turn_seconds is not None:
             fields["turn_seconds"] = turn_seconds
+        fields.update({name: 1 for name, on in (("rated", rated), ("hot_seat", hot_seat), ("unlisted", not listed))
+                       if on})
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(self.key(match_id), mapping=fields)
             pipe.expire(self.key(match_id), self.idle_ttl)
             await pipe.execute()
-        await lobby.listed(self, game.id, match_id, now)
+        if listed:
+            await lobby.listed(self, game.id, match_id, now)
         return self._match(match_id, {k: str(v) for k, v in fields.items()})
 
     async def get(self, match_id: str) -> Match:
@@ -245,10 +265,12 @@ class MatchStore:
         return self._match(match_id, record)
 
     async def join(self, match_id: str, name: str, seat: int | None = None, *,
-                   bot: dict | None = None) -> tuple[Match, int, str]:
+                   bot: dict | None = None, player: str | None = None) -> tuple[Match, int, str]:
         """Claim a seat; return the match, the seat and its bearer token (shown once).
 
         ``bot`` (``{"level": ...}``) makes it a bot seat: see service/store/bots.py.
+        ``player`` (a player id) binds the seat to that player: their credential acts for it too, and
+        they get no second seat of the match unless it is a hot-seat match (AlreadySeated).
         A negative ``seat`` is no seat (``BOARD_SEAT`` is the board's): NoSuchSeat.
         """
         if seat is not None and seat < 0:
@@ -257,9 +279,12 @@ class MatchStore:
         info = {"name": name, "token": hash_token(token), "joined": _now_ms()}
         if bot is not None:
             info["bot"] = bot
+        if player is not None:
+            info["player"] = player
         record = _dumps(info)
         reply = await self._join(keys=[self.key(match_id)],
-                                 args=[-1 if seat is None else seat, record, _now_ms(), self.channel(match_id)])
+                                 args=[-1 if seat is None else seat, record, _now_ms(), self.channel(match_id),
+                                       player or ""])
         outcome = reply[0]
         if outcome == "missing":
             raise MatchNotFound(f"There is no match {match_id!r} (it may have expired).")
@@ -269,8 +294,11 @@ class MatchStore:
             raise MatchFull("Every seat of this match is taken.")
         if outcome == "no_such_seat":
             raise NoSuchSeat(f"This match has no seat {seat}.")
+        if outcome == "already_seated":
+            raise AlreadySeated(f"You already hold seat {reply[1]} of this match; a player holds one seat of a "
+                                "match (unless it is a hot-seat match).")
         match = await self.get(match_id)
-        if match.status == "waiting" and not all(s.joined for s in match.seats):
+        if match.status == "waiting" and not all(s.joined for s in match.seats) and match.listed:
             await lobby.listed(self, match.game.id, match_id)
         else:
             await lobby.delisted(self, match.game.id, match_id)
@@ -296,25 +324,44 @@ class MatchStore:
         if bot is not None:
             record = _dumps({"name": f"{bot['level']} bot", "token": hash_token(new_token(match_id)),
                              "joined": _now_ms(), "bot": bot})
+        # the seat's own token hash as read: a player's credential holds the seat through its binding
         reply = await self._leave(keys=[self.key(match_id)],
-                                  args=[seat, hash_token(token), _now_ms(), self.channel(match_id), record])
+                                  args=[seat, match.seats[seat].token_hash or "", _now_ms(), self.channel(match_id),
+                                        record, (match.seats[seat].player or "") if match.rated else ""])
         if reply[0] == "missing":
             raise MatchNotFound(f"There is no match {match_id!r} (it may have expired).")
         if reply[0] == "invalid":
             raise InvalidToken("This token does not hold a seat in this match.")
         match = await self.get(match_id)
-        if match.status == "waiting":
+        if match.status == "waiting" and match.listed:
             await lobby.listed(self, match.game.id, match_id)
         await self._notify(match)
         return match, seat
 
     async def read_as(self, match_id: str, token: str | None) -> tuple[Match, int | None]:
-        """A match and the seat ``token`` holds in it (None: a spectator)."""
+        """A match and the seat ``token`` holds in it (None: a spectator).
+
+        ``token`` is a seat token, or a player's credential (a player token or an identity provider's
+        JWT: service/store/players.py), which holds the seats bound to its player. A seat token costs
+        one read, as ever; a player token is checked in the same round trip as the match is read.
+        """
+        if token is not None and self.players is not None and self.players.claims(token):
+            match, player = await self.players.read_match_as(match_id, token)
+            return match, self.player_seat(match, player)
         match = await self.get(match_id)
         return match, self.authenticate(match, token)
 
+    @staticmethod
+    def player_seat(match: Match, player: str) -> int:
+        """The seat a player acts for: theirs; in a hot-seat match, the first of theirs the game waits on."""
+        held = [s.index for s in match.seats if s.player == player]
+        if not held:
+            raise InvalidToken("This player holds no seat in this match.")
+        return next((s for s in held if s in match.acting), held[0])
+
     def authenticate(self, match: Match, token: str | None) -> int | None:
-        """The seat ``token`` acts for; None for no token (a spectator)."""
+        """The seat a seat ``token`` acts for; None for no token (a spectator). Player credentials go
+        through :meth:`read_as`."""
         if token is None:
             return None
         presented = hash_token(token)
@@ -361,8 +408,10 @@ class MatchStore:
         action = canonical(action)
         if token is None and acting_seat is None:
             raise TokenRequired("Acting needs the bearer token you got when you joined a seat.")
-        match = await self.get(match_id)
-        seat = self.authenticate(match, token) if acting_seat is None else acting_seat
+        if acting_seat is None:
+            match, seat = await self.read_as(match_id, token)
+        else:
+            match, seat = await self.get(match_id), acting_seat
         idem_key = fingerprint = None
         if idempotency_key is not None:
             idem_key = self.idempotency_key(match_id, seat, idempotency_key)
@@ -505,7 +554,8 @@ class MatchStore:
         for i in range(n):
             raw = record.get(f"seat:{i}")
             info = json.loads(raw) if raw else {}
-            seats.append(Seat(i, info.get("name"), info.get("token"), (info.get("bot") or {}).get("level")))
+            seats.append(Seat(i, info.get("name"), info.get("token"), (info.get("bot") or {}).get("level"),
+                              info.get("player")))
         return Match(
             id=match_id,
             game=self.game(record["game"]),
@@ -521,4 +571,8 @@ class MatchStore:
             created=int(record["created"]),
             updated=int(record["updated"]),
             turn_seconds=int(record["turn_seconds"]) if record.get("turn_seconds") else None,
+            rated=record.get("rated") == "1",
+            hot_seat=record.get("hot_seat") == "1",
+            listed=record.get("unlisted") != "1",
+            abandoned={i: record[f"abandoned:{i}"] for i in range(n) if record.get(f"abandoned:{i}")},
         )

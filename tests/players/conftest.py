@@ -1,0 +1,32 @@
+"""Helpers for the player tests: players made through the API, and their auth headers."""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+
+import pytest
+
+_names = itertools.count()
+
+
+def unique_name(stem: str = "P") -> str:
+    """A fresh valid name (names are unique across the whole keyspace of a test run)."""
+    return f"{stem}{uuid.uuid4().hex[:10]}{next(_names)}"
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+@pytest.fixture
+def new_player(client):
+    """``new_player(name=None) -> (player id, token)``, made with POST /v1/players."""
+
+    def make(name: str | None = None) -> tuple[str, str]:
+        response = client.post("/v1/players", json={"name": name or unique_name()})
+        assert response.status_code == 201, response.text
+        body = response.json()
+        return body["player"]["id"], body["token"]
+
+    return make
