@@ -6,21 +6,26 @@ bots at Spells and Potions (a bot added from the match page), Quidditch (across 
 server, which the page's subscription must resume from the last version it saw) and the Sorcerer's
 Stone. A spectator follows a Quidditch match, and its page never holds a card hidden from it; the replay
 viewer steps through a finished match. Screenshots of every page are kept (tests/browser/conftest.py).
+The last tests need no browser: the wheel ships every file of /play, and the vendored client is the one
+VENDORED.md records.
 
 Matches are kept short with their options (a turn or round limit ends them, as the rules say) so the
 whole file stays within a few minutes of browser time."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import re
 import time
+import tomllib
 
 import httpx
 import pytest
 
-from tests.support.processes import Service
+from service.play import PLAY_DIR
+from tests.support.processes import ROOT, Service
 
 ACT_TIMEOUT_MS = 30_000
 MAX_ACTIONS = 400
@@ -351,3 +356,21 @@ def test_the_replay_viewer_steps_through_a_finished_match(offline_context, brows
     assert page.inner_text("[data-board='hagrid']") != spectator_hands
     screenshot(page, "play-replay")
     assert_self_contained(context)
+
+
+def test_the_wheel_ships_every_file_of_play():
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    shipped = {path for pattern in patterns["service.play"] + patterns["*"] for path in PLAY_DIR.glob(pattern)}
+    served = {path for path in PLAY_DIR.rglob("*") if path.is_file() and path.suffix not in (".py", ".pyc")}
+    assert served - shipped == set()
+    assert PLAY_DIR / "vendor" / "graphql-ws" / "client.js" in shipped
+
+
+def test_the_vendored_graphql_ws_is_the_published_one():
+    """Each vendored file hashes as VENDORED.md records (the npm package's files, unmodified)."""
+    recorded = dict((name, digest) for digest, name in re.findall(r"^ {4}([0-9a-f]{64})  (\S+)$",
+                                                                   (PLAY_DIR / "VENDORED.md").read_text(), re.M))
+    vendored = PLAY_DIR / "vendor" / "graphql-ws"
+    assert set(recorded) == {path.name for path in vendored.glob("*.js")}
+    for name, digest in recorded.items():
+        assert hashlib.sha256((vendored / name).read_bytes()).hexdigest() == digest, name
