@@ -6,6 +6,7 @@ bots at Spells and Potions (a bot added from the match page), Quidditch (across 
 server, which the page's subscription must resume from the last version it saw) and the Sorcerer's
 Stone. A spectator follows a Quidditch match, and its page never holds a card hidden from it; the replay
 viewer steps through a finished match. Screenshots of every page are kept (tests/browser/conftest.py).
+The small front end of docs/api.md, "Write a front end", is run as the docs give it, from another origin.
 The last tests need no browser: the wheel ships every file of /play, and the vendored client is the one
 VENDORED.md records.
 
@@ -14,8 +15,12 @@ whole file stays within a few minutes of browser time."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import http.server
 import json
+import shutil
+import threading
 import random
 import re
 import time
@@ -25,6 +30,7 @@ import httpx
 import pytest
 
 from service.play import PLAY_DIR
+from service.store.embedded import free_port
 from tests.support.processes import ROOT, Service
 
 ACT_TIMEOUT_MS = 30_000
@@ -356,6 +362,52 @@ def test_the_replay_viewer_steps_through_a_finished_match(offline_context, brows
     assert page.inner_text("[data-board='hagrid']") != spectator_hands
     screenshot(page, "play-replay")
     assert_self_contained(context)
+
+
+def docs_front_end() -> dict[str, str]:
+    """index.html and app.js as docs/api.md's "Write a front end" gives them."""
+    text = (ROOT / "docs" / "api.md").read_text()
+    section = text[text.index("## Write a front end"):text.index("## Write a bot")]
+    return {"index.html": re.search(r"```html\n(.*?)```", section, re.S).group(1),
+            "app.js": re.search(r"```js\n(.*?)```", section, re.S).group(1)}
+
+
+def test_the_docs_front_end_plays_a_match_from_another_origin(offline_context, browser_server, start_server,
+                                                                tmp_path, screenshot):
+    """The docs' two files, with the vendored graphql-ws beside them, served by a static server of their
+    own: the service lists that origin in GRIMOIRE_CORS_ORIGINS, and the page plays to the end."""
+    files = docs_front_end()
+    port = free_port()
+    origin = f"http://127.0.0.1:{port}"
+    api = start_server(cors_origins=(origin,))  # browser_server's worker plays its bots (same key prefix)
+    assert 'const API = "http://127.0.0.1:8000";' in files["app.js"]
+    (tmp_path / "index.html").write_text(files["index.html"])
+    (tmp_path / "app.js").write_text(files["app.js"].replace("http://127.0.0.1:8000", api))
+    shutil.copytree(PLAY_DIR / "vendor" / "graphql-ws", tmp_path / "graphql-ws")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    handler.log_message = lambda *args: None
+    static = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    threading.Thread(target=static.serve_forever, daemon=True).start()
+    try:
+        context = offline_context(origin)
+        page = context.new_page()
+        page.goto(f"{origin}/")
+        rng = random.Random(23)
+        for _ in range(MAX_ACTIONS):
+            page.wait_for_selector("#actions button, #actions:has-text('Over:')", timeout=ACT_TIMEOUT_MS)
+            if "Over:" in page.inner_text("#actions"):
+                break
+            try:
+                rng.choice(page.query_selector_all("#actions button")).click(timeout=2_000)
+            except Exception as error:  # re-drawn under the click
+                if not ("detached" in str(error) or "not attached" in str(error) or "Timeout" in str(error)):
+                    raise
+        else:
+            pytest.fail("no end")
+        screenshot(page, "docs-front-end")
+        assert_self_contained(context)
+    finally:
+        static.shutdown()
 
 
 def test_the_wheel_ships_every_file_of_play():
