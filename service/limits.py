@@ -22,6 +22,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
 from service.rest.problems import problem
+from service.store.connect import STORE_UNAVAILABLE
 from service.store.tokens import bearer_token, hash_token
 
 UNLIMITED_PATHS = ("/healthz", "/readyz", "/metrics", "/docs", "/openapi.yaml")
@@ -63,7 +64,7 @@ class RateLimit:
         keys = [f"{store.prefix}:rl:{who}:{second}" for who, _ in checks]
         try:
             counts = await self._count(store.redis, keys)
-        except RedisError:
+        except (RedisError, *STORE_UNAVAILABLE):  # a cluster client's "cannot connect" is no RedisError
             counts = [0] * len(checks)  # Redis down: the request itself will say so with a 503
         for (who, limit), count in zip(checks, counts):
             if count > limit:

@@ -103,3 +103,24 @@ def test_a_restarted_lifespan_limits_with_its_new_redis_client(settings, games, 
         statuses = [again.get("/v1/games").status_code for _ in range(MUTANT_LIMIT + 1)]
     assert statuses == [200] * MUTANT_LIMIT + [429]
 
+
+def test_an_unreachable_cluster_lets_the_request_through():
+    """A Redis Cluster client that reaches no node raises RedisClusterException, which is no RedisError: the
+    limiter must take it for the outage it is (the request's own answer, a 503 where it needs the store), not
+    fail the request with a 500 of its own."""
+    from service.store.embedded import free_port
+
+    reached = []
+
+    async def app(scope, receive, send):
+        reached.append(scope["path"])
+
+    async def run():
+        client = RedisCluster.from_url(f"redis://127.0.0.1:{free_port()}/0", decode_responses=True)
+        store = types.SimpleNamespace(prefix="p", redis=client)
+        scope = {"type": "http", "path": "/v1/games", "client": ("10.0.9.2", 1000), "headers": [],
+                 "app": types.SimpleNamespace(state=types.SimpleNamespace(store=store))}
+        await RateLimit(app, per_token=0, per_address=2)(scope, None, None)
+
+    asyncio.run(run())
+    assert reached == ["/v1/games"]
