@@ -120,6 +120,7 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
     """
     settings = settings or Settings.from_env()
     games = all_games() if games is None else games
+    identity_provider = verifier_from(settings)  # None without GRIMOIRE_JWT_ISSUER; misconfigured: refuses to start
     schema = build_schema(games, max_depth=settings.graphql_max_depth, max_tokens=settings.graphql_max_tokens,
                           max_aliases=settings.graphql_max_aliases, max_cost=settings.graphql_max_cost)
     # websocket handshakes from another origin open only from GRIMOIRE_CORS_ORIGINS, as CORS requests do
@@ -147,7 +148,7 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
         app.state.live = LiveUpdates(app.state.store)
         app.state.stream_limit = StreamLimit(settings.max_streams_per_token)
         # players: their credentials act for their seats through the store (service/store/players.py)
-        app.state.players = PlayerStore(app.state.store, verifier_from(settings))
+        app.state.players = PlayerStore(app.state.store, identity_provider)
         app.state.quick_match = QuickMatch(app.state.players, settings.quick_match_bot_level)
         await app.state.live.start()
         _end_streams_on_sigterm(app.state.live)
