@@ -278,8 +278,8 @@ async def leaderboard(request: Request) -> Response:
         return paging
     try:
         game = store.game(request.path_params["game_id"])
-        variant = request.query_params.get("variant") or game.variant_ids[0]
-        if variant not in game.variant_ids:
+        variant = request.query_params.get("variant") or game.variant_ids()[0]
+        if variant not in game.variant_ids():
             return problem("invalid_options", f"{game.title} has no variant {variant!r}.")
         rows, cursor = await store_leaderboard(_players(request), game.id, variant, *paging)
     except StoreError as error:
