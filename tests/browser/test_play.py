@@ -127,7 +127,7 @@ def test_two_players_play_casting_stones_against_each_other(offline_context, bro
     ann_context, bob_context = offline_context(), offline_context()
     ann_urls, bob_urls = record_urls(ann_context), record_urls(bob_context)
     ann, bob = ann_context.new_page(), bob_context.new_page()
-    match_id = create_from_the_form(ann, browser_server, "casting-stones", "basic", {1: "open"}, {"max_turns": 4})
+    match_id = create_from_the_form(ann, browser_server, "casting-stones", "basic", {1: "open"}, {"max_turns": 3})
     ann.wait_for_selector("[data-status='WAITING']")
     screenshot(ann, "play-casting-stones-waiting")
 
@@ -221,7 +221,7 @@ def test_quidditch_from_the_page_resumes_after_the_server_restarts(offline_conte
     try:
         context = offline_context(service.base)
         page = context.new_page()
-        create_from_the_form(page, service.base, "quidditch", "standard", {1: "greedy"}, {"max_rounds": 3})
+        create_from_the_form(page, service.base, "quidditch", "standard", {1: "greedy"}, {"max_rounds": 2})
         page.wait_for_selector("[data-live='live']")
         restarted_at = []
 
@@ -307,9 +307,10 @@ def test_a_spectator_follows_quidditch_and_never_sees_a_hidden_card(offline_cont
     assert_self_contained(context)
 
 
-@pytest.mark.parametrize("variant", ["hagrid", "sprout", "flitwick", "mcgonagall", "quirrell", "snape"])
+@pytest.mark.parametrize("variant", ["hagrid", "sprout", "flitwick", "mcgonagall", "snape"])
 def test_the_sorcerers_stone_from_the_page(offline_context, browser_server, screenshot, variant):
-    """A challenge of the Sorcerer's Stone against a bot, to its end, with its board drawn."""
+    """A challenge of the Sorcerer's Stone against a bot, to its end, with its board drawn. (Quirrell's
+    challenge, a spinner and nothing to choose, is left out for time; the chain plays every board.)"""
     context = offline_context()
     page = context.new_page()
     create_from_the_form(page, browser_server, "sorcerers-stone", variant, {1: "greedy"}, {})
