@@ -4,6 +4,7 @@
 -- ARGV[1] match id   ARGV[2] "<game>/<variant>"   ARGV[3] the rating as the plan read it (JSON, '' for none)
 -- ARGV[4] the rating after the match (JSON: mu, sigma)   ARGV[5] outcome: win, loss or draw
 -- ARGV[6] when the match ended (ms)   ARGV[7] how long to remember rated matches (ms)
+-- ARGV[8], ARGV[9] a new player's mu and sigma (what the plan read as '')
 --
 -- Returns the player's rating now (JSON). A match already counted changes nothing: a retry is harmless.
 -- If the rating is no longer the one the plan read (another match of the player was rated in between),
@@ -17,7 +18,7 @@ if (current or '') == ARGV[3] then
   rating.mu, rating.sigma = after.mu, after.sigma
 else
   rating = cjson.decode(current)
-  local before = ARGV[3] ~= '' and cjson.decode(ARGV[3]) or {mu = rating.mu, sigma = rating.sigma}
+  local before = ARGV[3] ~= '' and cjson.decode(ARGV[3]) or {mu = tonumber(ARGV[8]), sigma = tonumber(ARGV[9])}
   rating.mu = rating.mu + (after.mu - before.mu)
   rating.sigma = rating.sigma * (after.sigma / before.sigma)
 end

@@ -74,7 +74,7 @@ async def rate_match(players: PlayerStore, match: Match, *, crash_after: int | N
         stored = await script(
             keys=[players.ratings_key(player_id), f"{players.key(player_id)}:rated"],
             args=[match.id, plan["where"], change["before"], json.dumps(change["after"]), change["outcome"],
-                  plan["at"], RATED_MEMORY_MS])
+                  plan["at"], RATED_MEMORY_MS, DEFAULT_MU, DEFAULT_SIGMA])
         rating = json.loads(stored)
         await redis.zadd(board, {player_id: Rating(rating["mu"], rating["sigma"]).ordinal})
     return plan
