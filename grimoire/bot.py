@@ -17,7 +17,7 @@ import logging
 import sys
 from pathlib import Path
 
-from grimoire.client import Client, Seat, Strategy
+from grimoire.client import Client, Retry, Seat, Strategy
 from grimoire.errors import GrimoireError, MatchFinished, NotYourTurn
 from grimoire.models import Bot
 
@@ -34,6 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--against", action="append", default=[], metavar="LEVEL",
                         help="creating: give another seat to a server bot of LEVEL (repeat for more seats)")
     parser.add_argument("--name", default="grimoire bot", help="the name shown at the seat")
+    parser.add_argument("--give-up-after", type=float, default=300.0, metavar="SECONDS",
+                        help="how long an unreachable service is waited for (a restart), default 300")
     parser.add_argument("--strategy", required=True, metavar="MODULE:FUNCTION",
                         help="function(view, legal_actions) -> action; MODULE is imported from the current directory")
 
@@ -88,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     strategy = load_strategy(args.strategy)
     logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request would drown the bot's own
     try:
-        with Client(args.url) as client:
+        with Client(args.url, retry=Retry(within=args.give_up_after)) as client:
             seat = take_seat(client, args)
             print(f"playing seat {seat.index} of match {seat.match_id}", flush=True)
             play(seat, strategy)

@@ -4,6 +4,8 @@ port mid-test, as an operator would restart it under a bot."""
 
 from __future__ import annotations
 
+import random
+import socket
 import time
 from pathlib import Path
 
@@ -16,13 +18,32 @@ from workers.dispatch import _safe
 #: server bots wait this long before each move, so that a match lasts long enough to restart the service in it
 BOT_DELAY_MS = 100
 
+#: a service may take this long to start on a loaded machine (half a minute seen with six test runs at once)
+READY_TIMEOUT = 120.0
+
+
+def steady_port() -> int:
+    """A free port below the kernel's ephemeral range, for a service that is restarted: in the seconds it
+    is unbound, an ephemeral port can be handed to another process's connection or free_port(); this one not."""
+    ephemeral = Path("/proc/sys/net/ipv4/ip_local_port_range")
+    low = int(ephemeral.read_text().split()[0]) if ephemeral.exists() else 32768
+    for _ in range(200):
+        port = random.randrange(20000, low)
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port below the ephemeral range")
+
 
 class Stack:
     """A service and a worker sharing one Redis and key prefix."""
 
     def __init__(self, redis_url: str, prefix: str, logs: Path):
         self.redis_url, self.prefix, self.logs = redis_url, prefix, logs
-        self.service = Service(redis_url, prefix, logs / "serve.log")
+        self.service = Service(redis_url, prefix, logs / "serve.log", port=steady_port(), ready_timeout=READY_TIMEOUT)
         self.worker_log = open(logs / "worker.log", "a")
         self.worker = start_worker(f"{_safe(prefix)}-client-{time.monotonic_ns()}", stderr=self.worker_log,
                                    REDIS_URL=redis_url, GRIMOIRE_KEY_PREFIX=prefix,
@@ -38,7 +59,8 @@ class Stack:
         start another on the same port and Redis. The worker goes on: server bots play meanwhile."""
         port = self.service.port
         self.service.stop()
-        self.service = Service(self.redis_url, self.prefix, self.logs / "serve.log", port=port)
+        self.service = Service(self.redis_url, self.prefix, self.logs / "serve.log", port=port,
+                               ready_timeout=READY_TIMEOUT)
         self.restarts += 1
 
     def stop(self) -> None:

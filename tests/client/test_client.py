@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from examples.bot_first_legal import first_legal
+from tests.client.conftest import READY_TIMEOUT
 from tests.support.processes import Service
 from grimoire.client import AsyncClient, Bot, Client
 from grimoire.errors import (NotFound, NotYourTurn, ProblemError, RuleViolation, SeatUnavailable, Unauthorized,
@@ -148,8 +149,8 @@ def test_a_rate_limited_request_is_sent_again_once_its_retry_after_has_passed(st
     """The service's default limit (50 requests a second per token) is met by a bot at full speed; a 429
     did nothing, so any request, an action included, is sent again after Retry-After."""
     caplog.set_level(logging.WARNING, logger="grimoire.client")
-    limited = Service(stack.redis_url, stack.prefix, tmp_path / "serve.log", GRIMOIRE_RATE_LIMIT_PER_TOKEN=3,
-                      GRIMOIRE_RATE_LIMIT_PER_ADDRESS=4)
+    limited = Service(stack.redis_url, stack.prefix, tmp_path / "serve.log", ready_timeout=READY_TIMEOUT,
+                      GRIMOIRE_RATE_LIMIT_PER_TOKEN=3, GRIMOIRE_RATE_LIMIT_PER_ADDRESS=4)
     try:
         with Client(limited.base) as grimoire:
             for _ in range(4):

@@ -5,12 +5,12 @@ from __future__ import annotations
 import logging
 import threading
 
-from grimoire.client import Bot, Client
+from grimoire.client import Bot, Client, Retry
 
 
 def test_follow_resumes_after_the_service_restarts_mid_match(stack, caplog):
     caplog.set_level(logging.WARNING, logger="grimoire.client")
-    with Client(stack.url) as grimoire:
+    with Client(stack.url, retry=Retry(within=300)) as grimoire:  # a restart on a loaded machine: up to a minute
         # two server bots (100 ms a move, tests/client/conftest.py): ~170 actions, some while the service is down
         match = grimoire.create_match("spells-and-potions", variant="ritual", seed=5,
                                       bots=[Bot("greedy", seat=0), Bot("random", seat=1)])

@@ -31,9 +31,11 @@ def wait_ready(url: str, process: subprocess.Popen | None = None, timeout: float
 
 class Service:
     """``grimoire serve`` in a child process, no worker of its own, no rate limits; ``env`` adds settings.
-    ``port``: a free one when None (a service started again on the port of a stopped one: its restart)."""
+    ``port``: a free one when None (a service started again on the port of a stopped one: its restart);
+    ``ready_timeout``: how long it may take to answer /readyz (a loaded machine takes half a minute)."""
 
-    def __init__(self, redis_url: str, prefix: str, log_path, port: int | None = None, **env):
+    def __init__(self, redis_url: str, prefix: str, log_path, port: int | None = None, ready_timeout: float = 30.0,
+                 **env):
         self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = open(log_path, "a")
@@ -44,7 +46,7 @@ class Service:
                  "GRIMOIRE_RATE_LIMIT_PER_ADDRESS": "0", "GRIMOIRE_LOG_LEVEL": "WARNING",
                  **{k: str(v) for k, v in env.items()}},
             stdout=subprocess.DEVNULL, stderr=self.log)
-        wait_ready(self.base, self.process)
+        wait_ready(self.base, self.process, ready_timeout)
 
     def stop(self) -> None:
         stop_process(self.process)
