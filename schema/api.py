@@ -21,9 +21,10 @@ from strawberry.extensions import (
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
-from service.engine import BOARD_SEAT_NOTE as BOARD_NOTE, RESULT_CAUSE, Game, InvalidOptions, RuleError
+from service.engine import BOARD_SEAT_NOTE as BOARD_NOTE, RESULT_CAUSE, Game, InvalidOptions, RuleError, seeds
 from service.store import Match, MatchStore, StoreError
 from service.store.bots import add_bot as store_add_bot, create_match as store_create_match
+from service.store.records import match_record as store_match_record
 
 from . import live, problems
 from .errors import MaskUnexpectedErrors, OperationNameRequired, log_errors
@@ -96,11 +97,13 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         view_schema: JSON = strawberry.field(description="JSON Schema of a seat's view.")
 
     def game_info(game: Game) -> GameInfo:
+        rules_version: str = strawberry.field(description="The version of the game's rules new matches get; "
+                                                          "a match keeps the one it was created with.")
         return GameInfo(
             id=game.id, title=game.title, min_seats=game.min_seats, max_seats=game.max_seats,
             variants=[Variant(id=v.id, title=v.title, description=v.description) for v in game.variants],
             summary=game.summary, options_schema=game.options_schema, action_schemas=game.action_schemas,
-            view_schema=game.view_schema,
+            view_schema=game.view_schema, rules_version=game.rules_version,
         )
 
     @strawberry.type(description="A seat at the table.")
@@ -152,6 +155,69 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
                                    "WAITING: seats still open; ACTIVE: being played; FINISHED: over.")
 
     def view_of(record: Match, seat: Optional[int]) -> Any:
+    SeedSourceEnum = graphql_enum(
+        "SeedSource", list(seeds.SEED_SOURCES),
+        "COMMITMENT: the server seed was committed at creation and mixed with the seats' entropies "
+        "(provable: docs/fairness.md); CREATOR: the creator fixed the seed (never rated); SERVER: drawn by "
+        "the service before commitments existed (not provable).")
+
+    @strawberry.type(description="The entropy a seat brought to the match's RNG seed (docs/fairness.md).")
+    class SeatEntropy:
+        seat: int
+        entropy: str
+        generated: bool = strawberry.field(description="True when the service generated it for the seat.")
+
+    @strawberry.type(description="One accepted action in a match record.")
+    class RecordedAction:
+        version: int
+        seat: int = strawberry.field(description=ACTED)
+        action: Optional[GameAction] = strawberry.field(
+            description="Shown to the seat that acted, and to everyone once the match is over.")
+        state_hash: Optional[str] = strawberry.field(
+            description="The chained hash of the state after this action (docs/fairness.md); null where withheld.")
+
+    @strawberry.type(description="A match's record (docs/fairness.md): after the end, everything needed to check it "
+                                 "offline with `grimoire verify`; before, the match so far with hidden parts withheld.")
+    class MatchRecord:
+        document: JSON = strawberry.field(description="The record as one JSON document, exactly as REST's "
+                                                      "GET /v1/matches/{id}/record: save it for `grimoire verify`.")
+        format: str
+        match_id: strawberry.ID
+        game: strawberry.ID
+        variant: str
+        rules_version: str
+        seed_source: SeedSourceEnum
+        seed_commitment: Optional[str] = strawberry.field(description="SHA-256 of the seed; null for SERVER.")
+        revealed_seed: Optional[str] = strawberry.field(description="The committed seed, once the match is over.")
+        rng_seed: Optional[str] = strawberry.field(description="The RNG seed derived from it, once the match is over.")
+        entropies: Optional[list[SeatEntropy]] = strawberry.field(
+            description="What each seat brought, once every seat has joined; null for CREATOR and SERVER.")
+        initial_state_hash: Optional[str] = strawberry.field(description="The set-up's hash, the chain's start.")
+        actions: list[RecordedAction]
+        status: MatchStatusEnum
+        version: int
+        result: Optional[Result]
+        disclosure: str = strawberry.field(description="everything (the match is over), seat (what the caller's "
+                                                       "seat may see) or public (a spectator's)")
+        seat: Optional[int] = strawberry.field(description="The caller's seat; null for a spectator.")
+
+    def match_record(document: dict) -> MatchRecord:
+        t = types[document["game"]]
+        r = document["result"]
+        return MatchRecord(
+            document=document, format=document["format"], match_id=document["match_id"], game=document["game"],
+            variant=document["variant"], rules_version=document["rules_version"],
+            seed_source=SeedSourceEnum(document["seed_source"]), seed_commitment=document["seed_commitment"],
+            revealed_seed=document["revealed_seed"], rng_seed=document["rng_seed"],
+            entropies=None if document["entropies"] is None else [SeatEntropy(**e) for e in document["entropies"]],
+            initial_state_hash=document["initial_state_hash"],
+            actions=[RecordedAction(version=a["version"], seat=a["seat"], state_hash=a["state_hash"],
+                                    action=t.to_action(a["action"]) if a["action"] is not None else None)
+                     for a in document["actions"]],
+            status=MatchStatusEnum(document["status"]), version=document["version"],
+            result=None if r is None else Result(winners=r["winners"], scores=r.get("scores"), reason=r["reason"],
+                                                 cause=r.get("cause")),
+            disclosure=document["disclosure"], seat=document["seat"])
         return types[record.game.id].to_view(record.view(seat))
 
     def legal_actions_of(record: Match, seat: Optional[int]) -> list:
@@ -218,6 +284,22 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
 
         @strawberry.field
         def seats(self) -> list[Seat]:
+        @strawberry.field(description="Where the seed came from (docs/fairness.md); a CREATOR seed is never rated.")
+        def seed_source(self) -> SeedSourceEnum:
+            return SeedSourceEnum(self.record.seed_source)
+
+        @strawberry.field(description="SHA-256 (hex) of the seed, published at creation; null for SERVER.")
+        def seed_commitment(self) -> Optional[str]:
+            return self.record.seed_commitment
+
+        @strawberry.field(description="The committed seed, revealed once the match is finished.")
+        def revealed_seed(self) -> Optional[str]:
+            return self.record.revealed_seed
+
+        @strawberry.field(description="The version of the game's rules the match is played with, fixed at creation.")
+        def rules_version(self) -> str:
+            return self.record.rules_version
+
             return [Seat(seat=s.index, name=s.name, joined=s.joined, bot=s.bot) for s in self.record.seats]
 
         @strawberry.field(description=f"The seats the game waits on; {BOARD_NOTE}")
@@ -251,6 +333,13 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
 
     for game_field, (game_id, t) in action_input_fields.items():
         setattr(MatchType, game_field, typed_match_field(game_id, typed_match(t)))
+        @strawberry.field(name="record",  # `record` is the Match this type wraps
+                          description="The match's record (docs/fairness.md): everything once it is over, for "
+                                      "`grimoire verify`; before, the match so far as the caller may see it.")
+        async def match_record(self, info: Info) -> MatchRecord:
+            store: MatchStore = info.context["store"]
+            return match_record(await store_match_record(store, self.record.id, info.context["token"]))
+
     MatchType = strawberry.type(MatchType, name="Match",
                                 description="A match, as the caller's seat (or a spectator) may see it.")
 
@@ -384,7 +473,8 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
                             P.NotYourSeat)
     StartReplayResult = union("StartReplayResult", ReplayJob, P.MatchNotFound, P.MatchNotFinished, P.NoSuchSeat)
     ReplayLookup = union("ReplayLookup", ReplayJob, P.ReplayNotFound)
-    JoinMatchResult = union("JoinMatchResult", SeatJoined, P.MatchNotFound, P.SeatTaken, P.MatchFull, P.NoSuchSeat)
+    JoinMatchResult = union("JoinMatchResult", SeatJoined, P.MatchNotFound, P.SeatTaken, P.MatchFull, P.NoSuchSeat,
+                            P.InvalidEntropy)
     SubmitActionResult = union(
         "SubmitActionResult", ActionAccepted, P.VersionConflict, P.NotYourTurn, P.IllegalAction,
         P.MalformedAction, P.MatchFinished, P.MatchNotStarted, P.MatchNotFound, P.TokenRequired, P.InvalidToken,
@@ -449,6 +539,9 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
                 params[name] = min(max(params[name], schema["minimum"]), schema["maximum"])
             wanted = {k: arguments[k] for k in catalogue.filters if arguments[k] is not None}
             return [converter.out(item) for item in catalogue.items(**params)
+        entropy: Optional[str] = strawberry.field(
+            default=None, description="Your contribution to the match's RNG seed: 1 to 128 characters of your "
+                                      "choosing; one is generated if absent (docs/fairness.md).")
                     if all(v in (str(item.get(k)), screaming(str(item.get(k)))) for k, v in wanted.items())]
 
         resolve.__signature__ = inspect.Signature([
@@ -537,7 +630,8 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         async def join_match(self, info: Info, input: JoinMatchInput) -> JoinMatchResult:
             store: MatchStore = info.context["store"]
             try:
-                record, seat, token = await store.join(input.match_id, input.name, input.seat)
+                record, seat, token = await store.join(input.match_id, input.name, input.seat,
+                                                       entropy=input.entropy)
             except StoreError as error:
                 return problems.problem_for(error)
             return SeatJoined(seat=seat, token=token, match=MatchType(record=record, my_seat=seat))

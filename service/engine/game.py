@@ -194,6 +194,10 @@ class Game:
     schema: dict[str, Any] = {}
     #: Reference data the game publishes (stone charts, card lists).
     catalogues: tuple[Catalogue, ...] = ()
+    #: The version of the game's rules (each game reads it from its package's ``rules_version.json``), a
+    #: string that changes whenever the game's behaviour does. Every match records it at creation and is
+    #: then played only by a process that has that version (docs/operations.md, "Rolling out a rules change").
+    rules_version: str = "1"
 
     # -- to implement -------------------------------------------------------
 

@@ -149,9 +149,25 @@ def holds_run(gems: list[int | None], seat: int) -> bool:
 class CastingStones(Game):
     id = "casting-stones"
     title = "Casting Stones"
+def _rules_version() -> str:
+    """The package's rules version, plus a digest of an operator's extra Casting Cards (cards.py) when there
+    are any: they change what a match can play, so processes with different card files never share a match."""
+    import hashlib
+    import json
+
+    version = load_data(__package__, "rules_version.json")["version"]
+    shipped = {raw["id"] for raw in load_data(__package__, "cards.json")["cards"]}
+    extra = [dict(card.source) for card in CARDS.values() if card.id not in shipped]
+    if not extra:
+        return version
+    digest = hashlib.sha256(json.dumps(extra, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    return f"{version}+cards.{digest[:12]}"
+
+
     min_seats = 2
     max_seats = 2
     variants = tuple(Variant(v.id, v.title, v.description) for v in VARIANTS.values())
+    rules_version = _rules_version()
     summary = ("Two wizards cast rune stones to conjure Spells, Potions and Charms (Spell beats Potion beats "
                "Charm beats Spell); winning casts place, swap and knock Turret Gems until one holds four "
                "adjacent turrets of the Tower Mat. Intermediate and Advanced games add Casting Cards, private "

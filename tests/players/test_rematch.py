@@ -1,0 +1,72 @@
+"""Rematch (issue 20): after a finished match any seat offers, the others accept; the new match has the same
+game, variant and options, a fresh seed, and the first seat rotated."""
+
+from __future__ import annotations
+
+from .conftest import bearer
+
+
+def _finish(client, match_id: str, tokens: list[str]) -> dict:
+    while True:
+        match = client.get(f"/v1/matches/{match_id}").json()
+        if match["status"] == "finished":
+            return match
+        for token in tokens:
+            legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(token)).json()
+            if legal["actions"]:
+                client.post(f"/v1/matches/{match_id}/actions", json={"action": legal["actions"][0]},
+                            headers={**bearer(token), "If-Match": f'"{legal["version"]}"'})
+                break
+
+
+def test_a_rematch_is_offered_accepted_and_made_with_the_first_seat_rotated(client, new_player):
+    _, alice = new_player()
+    match = client.post("/v1/matches", json={"game": "high-card", "options": {"rounds": 2}}).json()
+    client.post(f"/v1/matches/{match['id']}/seats", json={"seat": 0}, headers=bearer(alice))
+    anon = client.post(f"/v1/matches/{match['id']}/seats", json={"seat": 1, "name": "Neville"}).json()["token"]
+    early = client.post(f"/v1/matches/{match['id']}/rematch", headers=bearer(alice))
+    assert early.status_code == 409 and early.json()["code"] == "rematch_unavailable"
+    old = _finish(client, match["id"], [alice, anon])
+    spectator = client.post(f"/v1/matches/{match['id']}/rematch")
+    assert spectator.status_code == 401 and spectator.json()["code"] == "token_required"
+
+    offered = client.post(f"/v1/matches/{match['id']}/rematch", headers=bearer(alice))
+    assert offered.status_code == 202, offered.text
+    assert offered.json()["accepted"] == [0] and offered.json()["waiting_for"] == [1]
+    assert offered.json()["rematch_id"] is None
+    accepted = client.post(f"/v1/matches/{match['id']}/rematch", headers=bearer(anon))
+    assert accepted.status_code == 201, accepted.text
+    state = accepted.json()
+    new_id, new_token = state["rematch_id"], state["token"]
+    assert state["seat"] == 0 and new_token  # Neville held seat 1: he leads now, with a new seat token
+    again = client.get(f"/v1/matches/{match['id']}/rematch", headers=bearer(anon)).json()
+    assert again["rematch_id"] == new_id and again["token"] is None  # shown once
+    mine = client.get(f"/v1/matches/{match['id']}/rematch", headers=bearer(alice)).json()
+    assert mine["rematch_id"] == new_id and mine["seat"] == 1
+
+    rematch = client.get(f"/v1/matches/{new_id}", headers=bearer(alice)).json()
+    assert rematch["my_seat"] == 1 and rematch["status"] == "active"
+    assert (rematch["game"], rematch["variant"], rematch["options"]) == (old["game"], old["variant"], old["options"])
+    assert [s["name"] for s in rematch["seats"]] == ["Neville", old["seats"][0]["name"]]
+    assert client.get(f"/v1/matches/{new_id}", headers=bearer(new_token)).json()["my_seat"] == 0
+    assert new_id in [m["match_id"] for m in client.get("/v1/me/matches", headers=bearer(alice)).json()["matches"]]
+    finished = _finish(client, new_id, [alice, new_token])
+    assert finished["seed"] != old["seed"]  # a fresh seed
+
+
+def test_a_bot_seat_accepts_by_itself_and_comes_back_as_a_bot(client, new_player, drain):
+    _, alice = new_player()
+    match = client.post("/v1/matches", json={"game": "high-card", "options": {"rounds": 1},
+                                              "bots": [{"seat": 0, "level": "random"}]}).json()
+    client.post(f"/v1/matches/{match['id']}/seats", json={"seat": 1}, headers=bearer(alice))
+    while client.get(f"/v1/matches/{match['id']}").json()["status"] != "finished":
+        drain()
+        _finish_one = client.get(f"/v1/matches/{match['id']}/legal-actions", headers=bearer(alice)).json()
+        if _finish_one["actions"]:
+            client.post(f"/v1/matches/{match['id']}/actions", json={"action": _finish_one["actions"][0]},
+                        headers={**bearer(alice), "If-Match": f'"{_finish_one["version"]}"'})
+    made = client.post(f"/v1/matches/{match['id']}/rematch", headers=bearer(alice))
+    assert made.status_code == 201, made.text
+    assert made.json()["seat"] == 0 and made.json()["token"] is None  # her player token acts for it
+    rematch = client.get(f"/v1/matches/{made.json()['rematch_id']}", headers=bearer(alice)).json()
+    assert rematch["my_seat"] == 0 and rematch["seats"][1]["bot"] == "random"
