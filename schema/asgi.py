@@ -4,7 +4,8 @@
   HTTP 400 with an error coded ``malformed_request``; on a websocket the connection closes
   with 4400. Nothing walks such a body.
 * The store unreachable: HTTP 503 with ``Retry-After`` (the error is coded
-  ``service_unavailable`` by :class:`schema.errors.MaskUnexpectedErrors`).
+  ``service_unavailable`` by :class:`schema.errors.MaskUnexpectedErrors`); the same for a
+  match whose rules version this process lacks (``rules_version_unavailable``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from .errors import client_error_code, code_of
 RETRY_AFTER = "1"
 _HTTP_CODES = {400: "malformed_request", 404: "not_found", 405: "method_not_allowed", 415: "unsupported_media_type"}
 _SUB_RESPONSE = "grimoire.graphql_response"
+#: Error codes answered with HTTP 503 and Retry-After: another try (on another process) may succeed.
+_RETRY_ELSEWHERE = ("service_unavailable", "rules_version_unavailable")
 
 
 class GraphQLApp(GraphQL):
@@ -75,7 +78,7 @@ class GraphQLApp(GraphQL):
                 "token": bearer_token(request.headers.get("authorization"))}
 
     async def process_result(self, request, result) -> Any:
-        if any(code_of(error) == "service_unavailable" for error in result.errors or ()):
+        if any(code_of(error) in _RETRY_ELSEWHERE for error in result.errors or ()):
             # strawberry copies the status and headers of the context's response onto the answer
             response = request.scope.get(_SUB_RESPONSE)
             if response is not None and not hasattr(response, "send"):  # HTTP, not a websocket

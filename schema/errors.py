@@ -17,6 +17,7 @@ from strawberry.extensions import MaskErrors, SchemaExtension
 
 from service.logs import request_id
 from service.store.connect import STORE_UNAVAILABLE, ReplicaAckTimeout
+from service.store.errors import RulesVersionUnavailable
 
 log = logging.getLogger("grimoire.graphql")
 
@@ -50,6 +51,10 @@ class MaskUnexpectedErrors(MaskErrors):
 
 
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
+        if isinstance(error.original_error, RulesVersionUnavailable):  # a rolling deployment: 503, try elsewhere
+            return GraphQLError(error.original_error.message, nodes=error.nodes, source=error.source,
+                                positions=error.positions, path=error.path,
+                                extensions={"code": RulesVersionUnavailable.code, "request_id": request_id.get()})
         unavailable = isinstance(error.original_error, STORE_UNAVAILABLE)
         message = UNAVAILABLE_MESSAGE if unavailable else INTERNAL_MESSAGE
         if isinstance(error.original_error, ReplicaAckTimeout):  # our own words: how to learn the action's fate
@@ -74,6 +79,8 @@ def log_errors(errors: list[GraphQLError]) -> None:
                      extra={"code": code_of(error) or "invalid_request"})
         elif isinstance(original, STORE_UNAVAILABLE):
             log.warning("redis unavailable: %s", type(original).__name__)
+        elif isinstance(original, RulesVersionUnavailable):
+            log.warning("rules version unavailable: %s %s", original.game_id, original.rules_version)
         else:
             log.error("unhandled error in a GraphQL resolver",
                       exc_info=(type(original), original, original.__traceback__))

@@ -61,6 +61,8 @@ IdempotencyKeyReused = _problem("IdempotencyKeyReused", "The idempotency key was
 UnknownBotLevel = _problem("UnknownBotLevel", "No bot level has that name (or it is not implemented yet).")
 MatchNotFinished = _problem("MatchNotFinished", "Only a finished match can be replayed.")
 ReplayNotFound = _problem("ReplayNotFound", "No replay has that id (or it has expired).")
+InvalidEntropy = _problem("InvalidEntropy", "The seat's entropy is not 1 to 128 characters without control "
+                                            "characters (docs/fairness.md).")
 AlreadySeated = _problem("AlreadySeated", "The player already holds a seat of this match (not a hot-seat match).")
 InvalidName = _problem("InvalidName", "The name breaks the naming rules (length, characters).")
 NameTaken = _problem("NameTaken", "The name is another player's, or reads as it.")
@@ -92,6 +94,7 @@ BY_CODE: dict[str, type] = {
     "unknown_bot_level": UnknownBotLevel,
     "match_not_finished": MatchNotFinished,
     "replay_not_found": ReplayNotFound,
+    "invalid_entropy": InvalidEntropy,
     "already_seated": AlreadySeated,
     "invalid_name": InvalidName,
     "name_taken": NameTaken,

@@ -42,6 +42,7 @@ from service.store.quickmatch import QuickMatch
 from service.store.embedded import EmbeddedRedis
 from service.store.connect import STORE_UNAVAILABLE, open_store, queue_url
 from service.guards import BodySizeLimit, Guard, MetricsPort
+from service.store.errors import RulesVersionUnavailable
 from service.limits import ConnectionLimit, RateLimit
 from service.logs import RequestIdMiddleware
 from service.metrics import MetricsMiddleware, SubmitObserver, metrics_endpoint
@@ -82,6 +83,14 @@ async def _redis_down(request: Request, exc: Exception) -> Response:
 
 
 def _end_streams_on_sigterm(live: LiveUpdates) -> None:
+async def _rules_version_unavailable(request: Request, exc: RulesVersionUnavailable) -> Response:
+    """A match whose rules version this process lacks (a rolling deployment): 503, so that a load
+    balancer tries another process; nothing was read through other rules, nothing written."""
+    log.warning("rules version unavailable: %s %s (this process has %s)", exc.game_id, exc.rules_version,
+                ", ".join(exc.installed) or "none")
+    return problem("rules_version_unavailable", exc.message, headers={"Retry-After": str(exc.retry_after)})
+
+
     """On SIGTERM, end live streams (reason "shutdown") at once, then let the server's own
     handler drain the other requests: otherwise open streams would hold the shutdown."""
     if threading.current_thread() is not threading.main_thread():
@@ -187,6 +196,7 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
         ],
         exception_handlers={
             HTTPException: _http_error,
+            RulesVersionUnavailable: _rules_version_unavailable,
             **{error: _redis_down for error in STORE_UNAVAILABLE},
         },
         lifespan=lifespan,

@@ -4,6 +4,8 @@
 ``grimoire export-schema``    write schema/schema.graphql and openapi/openapi.yaml
 ``grimoire worker``           work the bot, timer and replay queues (RQ; see docs/bots.md)
 ``grimoire bot``              play a match with your own strategy (grimoire/bot.py; docs/api.md, "Write a bot")
+``grimoire verify``           check a finished match's record offline (service/fairness/verify.py; docs/fairness.md)
+``grimoire freeze-rules``     package a game's current rules to keep installed beside newer ones (docs/operations.md)
 """
 
 import argparse
@@ -28,7 +30,16 @@ def main(argv: list[str] | None = None) -> int:
     worker.add_argument("--burst", action="store_true", help="stop when the queues are empty")
     worker.add_argument("--name", default=None, help="the worker's name (default: RQ picks one)")
     bot_arguments(commands.add_parser("bot", help="play a match with your strategy: module:function"))
+    from service.fairness import freeze, verify
+
+    verify.add_arguments(commands.add_parser("verify", help="check a finished match's record offline (no Redis)"))
+    freeze.add_arguments(commands.add_parser("freeze-rules", help="write an installable package of a game's "
+                                                                  "current rules version"))
     args = parser.parse_args(argv)
+    if args.command == "verify":  # offline: no settings, no logging set-up, nothing but the record
+        return verify.run(args)
+    if args.command == "freeze-rules":
+        return freeze.run(args)
 
     from service.logs import configure_logging
 

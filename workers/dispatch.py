@@ -36,13 +36,14 @@ from datetime import timedelta
 from typing import Any
 
 import redis
-from rq import Queue
+from rq import Queue, Retry
 from rq.exceptions import DuplicateJobError, NoSuchJobError
 from rq.job import Job, JobStatus
 
 from service.engine import BOARD_SEAT
 from service.logs import job_meta
 from service.store import Match, MatchNotFinished, MatchNotFound, NoSuchSeat, ReplayNotFound
+from service.store.errors import RulesVersionUnavailable
 
 from . import bots
 
@@ -52,6 +53,10 @@ log = logging.getLogger("grimoire.workers")
 MAX_ATTEMPTS = 5
 #: How long a finished bot or timer job is remembered (a repeat enqueue of its id is refused meanwhile).
 JOB_MEMORY = 3600
+#: A job whose worker lacks the match's rules version (a rolling deployment: docs/operations.md) is tried
+#: again this many seconds later, up to this many times, so that a worker that has it plays it.
+RULES_RETRY_SECONDS = 2
+RULES_RETRIES = 150
 
 
 def _safe(prefix: str) -> str:
@@ -155,6 +160,23 @@ class Dispatcher:
             enqueued += self.enqueue_bot(match.id, match.version, seat, attempt)
         return enqueued
 
+    def defer(self, function: str, match_id: str, version: int, seat: int, deferrals: int) -> bool:
+        """Enqueue a bot move or turn timer (``function``: workers.jobs.play_bot or turn_timeout) again in
+        :data:`RULES_RETRY_SECONDS`: this worker lacks the match's rules version, another may have it.
+        False once it has been deferred :data:`RULES_RETRIES` times (the watchdog still covers bot moves)."""
+        if deferrals >= RULES_RETRIES:
+            log.error("%s for match %s v%d seat %d: no worker had its rules version after %d tries; giving up",
+                      function, match_id, version, seat, deferrals)
+            return False
+        queue, base = ((self.bots, bot_job_id(self.prefix, match_id, version, seat)) if function.endswith("play_bot")
+                       else (self.timers, timer_job_id(self.prefix, match_id, version, seat)))
+        queue.enqueue_in(timedelta(seconds=RULES_RETRY_SECONDS), function, match_id, version, seat,
+                         job_id=f"{base}-d{deferrals + 1}", meta=job_meta({"deferrals": deferrals + 1}),
+                         result_ttl=JOB_MEMORY, failure_ttl=JOB_MEMORY,
+                         description=f"{function.rsplit('.', 1)[1]}: match {match_id} v{version} seat {seat}, "
+                                     "deferred: its rules version was missing")
+        return True
+
     def done(self, match_id: str, version: int, seat: int) -> None:
         """The bot move (match, version, seat) needs no more attempts."""
         member = f"{match_id}|{version}|{seat}"
@@ -183,6 +205,8 @@ class Dispatcher:
                 match = await store.get(match_id)
             except MatchNotFound:
                 self.done(match_id, version, seat)
+                continue
+            except RulesVersionUnavailable:  # this worker cannot judge it; one with the version will
                 continue
             if (match.status != "active" or match.version != version or seat not in match.to_act
                     or bot_level(match, seat) is None):
@@ -247,7 +271,9 @@ class Dispatcher:
             job = None
         if job is None:
             try:
+                # retried: a worker without the match's rules version fails it (RulesVersionUnavailable)
                 job = self.replays.enqueue_call("workers.jobs.build_replay", args=(match.id, seat), job_id=job_id,
+                                                retry=Retry(max=RULES_RETRIES // 5, interval=RULES_RETRY_SECONDS),
                                                 unique=True, result_ttl=self.replay_ttl,
                                                 failure_ttl=self.replay_ttl, ttl=self.replay_ttl,
                                                 description=f"replay: match {match.id} seat {seat}")

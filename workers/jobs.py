@@ -17,6 +17,11 @@
 ``build_replay(match_id, seat)``
     Re-apply a finished match's log to its seed (workers/replay.py).
 
+A worker that lacks the rules version a match was created with (a rolling deployment:
+docs/operations.md) never plays, times or replays it with other rules: a bot move or turn
+timer is enqueued again a little later (:meth:`Dispatcher.defer`) for a worker that has it, and
+a replay job fails and is retried (its enqueue carries an RQ ``Retry``).
+
 Each returns a short JSON-able outcome, kept by RQ as the job's result.
 
 A job that finds the store unavailable (Redis restarting, a cluster replica
@@ -39,6 +44,7 @@ from service.metrics import time_bot_move
 from service.store import MatchNotFound, VersionConflict
 from service.store.archive import log_update
 from service.store.connect import STORE_UNAVAILABLE
+from service.store.errors import RulesVersionUnavailable
 
 from service.engine import BOARD_SEAT
 
@@ -85,6 +91,23 @@ def _salt(match, seat: int) -> str:
     return match.seats[seat].token_hash or ""
 
 
+def _deferrals() -> int:
+    """How many times the running job was deferred already for want of its match's rules version."""
+    from rq import get_current_job
+
+    job = get_current_job()
+    return int((job.meta if job is not None else {}).get("deferrals", 0))
+
+
+def _defer(dispatcher, function: str, match_id: str, version: int, seat: int,
+           error: RulesVersionUnavailable) -> dict[str, Any]:
+    log.warning("%s: match %s plays %s rules version %s, which this worker lacks (it has %s); deferred",
+                function.rsplit(".", 1)[1], match_id, error.game_id, error.rules_version,
+                ", ".join(error.installed) or "none")
+    deferred = dispatcher.defer(function, match_id, version, seat, _deferrals())
+    return {"outcome": "rules_version_unavailable", "rules_version": error.rules_version, "deferred": deferred}
+
+
 def play_bot(match_id: str, version: int, seat: int) -> dict[str, Any]:
     return _retrying(_play_bot, match_id, version, seat)
 
@@ -98,6 +121,8 @@ async def _play_bot(match_id: str, version: int, seat: int) -> dict[str, Any]:
         except MatchNotFound:
             dispatcher.done(match_id, version, seat)
             return {"outcome": "gone"}
+        except RulesVersionUnavailable as error:  # its pending note stays: the watchdog covers it too
+            return _defer(dispatcher, "workers.jobs.play_bot", match_id, version, seat, error)
         level = bot_level(match, seat)
         if match.status == "active" and match.version < version:
             # The store is behind the move that enqueued this job: a failover without replica acks lost
@@ -152,11 +177,14 @@ def turn_timeout(match_id: str, version: int, seat: int) -> dict[str, Any]:
 
 async def _turn_timeout(match_id: str, version: int, seat: int) -> dict[str, Any]:
     rt = runtime()
-    async with rt.store(rt.dispatcher()) as store:
+    dispatcher = rt.dispatcher()
+    async with rt.store(dispatcher) as store:
         try:
             match = await store.get(match_id)
         except MatchNotFound:
             return {"outcome": "gone"}
+        except RulesVersionUnavailable as error:
+            return _defer(dispatcher, "workers.jobs.turn_timeout", match_id, version, seat, error)
         if match.status != "active" or seat not in match.to_act:
             return {"outcome": "stale"}
         acted = await store.history(match_id, seat, after=version, limit=1000)

@@ -51,6 +51,14 @@ _SEED = {"type": "string", "pattern": "^[0-9]{1,19}$", "maxLength": 19,
 
 def _has_type(schema: dict, kind: str) -> bool:
     types = schema.get("type")
+#: Fair play (docs/fairness.md): hashes and commitments are SHA-256 digests in lowercase hex.
+_HEX64 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+_SEED_SOURCE = {"type": "string", "enum": ["commitment", "creator", "server"],
+                "description": "commitment: the server seed was committed at creation and mixed with the seats' "
+                               "entropies (provable); creator: the creator fixed the seed (never rated); server: "
+                               "drawn before commitments existed (not provable). docs/fairness.md."}
+_RULES_VERSION = {"type": "string", "description": "The version of the game's rules the match is played with, "
+                                                   "fixed at creation."}
     return kind in types if isinstance(types, list) else types == kind
 
 
@@ -130,6 +138,9 @@ _COMMON = ("malformed_request", "payload_too_large", "rate_limited", "service_un
 _TO_ACT = {"type": "array", "items": {"type": "integer", "minimum": -1, "maximum": 15},
            "description": f"The seats the game waits on; {BOARD_SEAT_NOTE}"}
 _ACTED = {"type": "integer", "minimum": -1, "maximum": 15, "description": f"The seat that acted; {BOARD_SEAT_NOTE}"}
+#: What every request about one match may also get: this process lacks the match's rules version (a rolling
+#: deployment), 503 with Retry-After like service_unavailable (docs/operations.md).
+_ON_MATCH = (*_COMMON, "rules_version_unavailable")
 _FREE_FORM = {"type": "object", "additionalProperties": True}
 
 
@@ -173,7 +184,8 @@ def _game_components(game: Game, schemas: dict[str, Any]) -> dict[str, str]:
         f"{p}Match": {
             "type": "object", "title": f"{p}Match", "description": f"A match of {game.title}.",
             "required": ["id", "game", "variant", "version", "status", "options", "seed", "seats", "to_act",
-                         "my_seat", "result", "view"],
+                         "my_seat", "result", "view", "seed_source", "seed_commitment", "revealed_seed",
+                         "rules_version"],
             "properties": {
                 "id": {"type": "string"}, "game": game_const, "variant": {"type": "string"},
                 "version": {**_COUNT, "description": "Starts at 0 and grows by one per accepted action."},
@@ -184,6 +196,12 @@ def _game_components(game: Game, schemas: dict[str, Any]) -> dict[str, str]:
                 "to_act": _TO_ACT,
                 "my_seat": _nullable(_SEAT, description="The caller's seat; null for a spectator."),
                 "result": _nullable(_ref("Result")),
+                "seed_source": _SEED_SOURCE,
+                "seed_commitment": _nullable(_HEX64, description="SHA-256 of the seed, published at creation; "
+                                                                 "null for server."),
+                "revealed_seed": _nullable({"type": "string"}, description="The committed seed, revealed once "
+                                                                           "the match is finished."),
+                "rules_version": _RULES_VERSION,
                 "view": view,
             },
         },
@@ -240,6 +258,43 @@ def _game_components(game: Game, schemas: dict[str, Any]) -> dict[str, str]:
             "type": "object", "title": f"{p}ReplayFrame",
             "required": ["version", "seat", "action", "events", "view", "to_act", "auto"],
             "properties": {
+        f"{p}RecordedAction": {
+            "type": "object", "title": f"{p}RecordedAction", "required": ["version", "seat", "action", "state_hash"],
+            "properties": {
+                "version": _COUNT, "seat": _ACTED,
+                "action": _nullable(action, description="Shown to the seat that acted, and to everyone once the "
+                                                        "match is over."),
+                "state_hash": _nullable(_HEX64, description="The chained hash of the state after it "
+                                                            "(docs/fairness.md); null where withheld."),
+            },
+        },
+        f"{p}MatchRecord": {
+            "type": "object", "title": f"{p}MatchRecord",
+            "description": f"The record of a {game.title} match (docs/fairness.md): after the end, everything "
+                           "`grimoire verify` needs; before, the match so far with hidden parts withheld.",
+            "required": ["format", "match_id", "game", "variant", "options", "seats", "rules_version",
+                         "seed_source", "seed_commitment", "revealed_seed", "rng_seed", "entropies",
+                         "initial_state_hash", "actions", "status", "version", "result", "disclosure", "seat"],
+            "properties": {
+                "format": {"type": "string", "const": "grimoire-match-record/1"},
+                "match_id": {"type": "string"}, "game": game_const, "variant": {"type": "string"},
+                "options": _ref(f"{p}MatchOptions"),
+                "seats": {"type": "integer", "minimum": game.min_seats, "maximum": game.max_seats},
+                "rules_version": _RULES_VERSION, "seed_source": _SEED_SOURCE,
+                "seed_commitment": _nullable(_HEX64, description="null for server."),
+                "revealed_seed": _nullable({"type": "string"}, description="Once the match is over."),
+                "rng_seed": _nullable(_SEED, description="The RNG seed derived from it, once the match is over."),
+                "entropies": {"type": ["array", "null"], "items": _ref("SeatEntropy"),
+                              "description": "What each seat brought, once every seat has joined; null for "
+                                             "creator and server."},
+                "initial_state_hash": _nullable(_HEX64, description="The set-up's hash, the chain's start."),
+                "actions": {"type": "array", "items": _ref(f"{p}RecordedAction")},
+                "status": {"type": "string", "enum": ["waiting", "active", "finished"]},
+                "version": _COUNT, "result": _nullable(_ref("Result")),
+                "disclosure": {"type": "string", "enum": ["everything", "seat", "public"]},
+                "seat": _nullable(_SEAT, description="The caller's seat; null for a spectator."),
+            },
+        },
                 "version": _COUNT,
                 "seat": {**_nullable(_ACTED),
                          "description": f"The seat that acted; null for the set-up; {BOARD_SEAT_NOTE}"},
@@ -319,7 +374,7 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
         "Game": {
             "type": "object",
             "required": ["id", "title", "min_seats", "max_seats", "variants", "summary", "options_schema",
-                         "action_schemas", "view_schema"],
+                         "action_schemas", "view_schema", "rules_version"],
             "properties": {
                 "id": {"type": "string"}, "title": {"type": "string"}, "min_seats": _SEAT, "max_seats": _SEAT,
                 "variants": {"type": "array", "items": _ref("Variant")},
@@ -331,6 +386,8 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
         },
         "GameList": {"type": "object", "required": ["games"],
                      "properties": {"games": {"type": "array", "items": _ref("Game")}}},
+                "rules_version": {"type": "string", "description": "The version of the game's rules new matches "
+                                                                   "get (a match keeps its own)."},
         "Seat": {"type": "object", "required": ["seat", "name", "joined", "bot"],
                  "properties": {"seat": _SEAT, "name": {"type": ["string", "null"]},
                                 "joined": {"type": "boolean"},
@@ -351,7 +408,10 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
             "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 64,
                                     "description": "Required, unless you join with a player token (the bearer "
                                                    "token): then the seat is bound to your player and named after "
-                                                   "it."}, "seat": _SEAT},
+                                                   "it."}, "seat": _SEAT,
+                           "entropy": {"type": "string", "minLength": 1, "maxLength": 128,
+                                       "description": "Your contribution to the match's RNG seed, no control "
+                                                      "characters; one is generated if absent (docs/fairness.md)."}},
         },
         "SeatJoined": {
             "type": "object", "required": ["seat", "token", "match"],
@@ -372,6 +432,12 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
         "ReplayMismatch": {
             "type": "object", "required": ["version", "what", "detail"],
             "properties": {"version": _COUNT, "what": {"type": "string"}, "detail": {"type": "string"}}},
+        "MatchRecord": _by_game(games, "MatchRecord", "A match's record (docs/fairness.md); `game` tells which."),
+        "SeatEntropy": {
+            "type": "object", "required": ["seat", "entropy", "generated"],
+            "description": "The entropy a seat brought to the match's RNG seed.",
+            "properties": {"seat": _SEAT, "entropy": {"type": "string"},
+                           "generated": {"type": "boolean", "description": "Generated by the service for the seat."}}},
         "StreamUpdate": _by_game(games, "StreamUpdate", "One accepted action on a live stream, as your seat may "
                                                         "see it; `game` tells which game's actions and events."),
         "TurnNotice": {
@@ -456,7 +522,7 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
             "operationId": "getMatch", "summary": "A match as your seat (or a spectator) sees it.",
             "parameters": [_MATCH_ID], "security": _AUTH,
             "responses": {"200": _json(_ref("Match"), "The match.", _ETAG),
-                          **_problem_responses("match_not_found", "invalid_token", *_COMMON)},
+                          **_problem_responses("match_not_found", "invalid_token", *_ON_MATCH)},
         }},
         "/v1/matches/{match_id}/seats": {"post": {
             "operationId": "joinSeat", "summary": "Take a seat; the response carries its token, shown once.",
@@ -467,7 +533,8 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                         "links": {"SubmitAction": {"operationId": "submitAction",
                                                    "parameters": {"match_id": "$request.path.match_id"}}}},
                 **_problem_responses("match_not_found", "seat_taken", "match_full", "no_such_seat",
-                                     "already_seated", "invalid_token", "unsupported_media_type", *_COMMON),
+                                     "already_seated", "invalid_entropy", "invalid_token", "unsupported_media_type",
+                                     *_ON_MATCH),
             },
         }},
         "/v1/matches/{match_id}/seats/{seat}": {"delete": {
@@ -479,13 +546,13 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
             "responses": {"200": _json(_ref("SeatLeft"), "The seat is free; the match as a spectator sees it.",
                                        _ETAG),
                           **_problem_responses("token_required", "invalid_token", "not_your_seat",
-                                               "match_not_found", *_COMMON)},
+                                               "match_not_found", *_ON_MATCH)},
         }},
         "/v1/matches/{match_id}/legal-actions": {"get": {
             "operationId": "legalActions", "summary": "Every action your seat may take now.",
             "parameters": [_MATCH_ID], "security": _AUTH,
             "responses": {"200": _json(_ref("LegalActions"), "The legal actions.", _ETAG),
-                          **_problem_responses("match_not_found", "invalid_token", *_COMMON)},
+                          **_problem_responses("match_not_found", "invalid_token", *_ON_MATCH)},
         }},
         "/v1/matches/{match_id}/actions": {"post": {
             "operationId": "submitAction",
@@ -506,7 +573,7 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                 **_problem_responses("token_required", "invalid_token", "match_not_found", "not_your_turn",
                                      "match_finished", "match_not_started", "version_conflict", "illegal_action",
                                      "malformed_action", "idempotency_key_reused", "precondition_required",
-                                     "unsupported_media_type", *_COMMON),
+                                     "unsupported_media_type", *_ON_MATCH),
             },
         }},
         "/v1/lobby": {"get": {
@@ -531,7 +598,16 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
             ],
             "security": _AUTH,
             "responses": {"200": _json(_ref("History"), "The history.", _ETAG),
-                          **_problem_responses("match_not_found", "invalid_token", *_COMMON)},
+                          **_problem_responses("match_not_found", "invalid_token", *_ON_MATCH)},
+        }},
+        "/v1/matches/{match_id}/record": {"get": {
+            "operationId": "matchRecord",
+            "summary": "The match's record: after the end, everything needed to verify it offline (grimoire verify).",
+            "description": "docs/fairness.md. During the match: the match so far as your seat (or a spectator) may "
+                           "see it, the seeds and other seats' actions withheld.",
+            "parameters": [_MATCH_ID], "security": _AUTH,
+            "responses": {"200": _json(_ref("MatchRecord"), "The record.", _ETAG),
+                          **_problem_responses("match_not_found", "invalid_token", *_ON_MATCH)},
         }},
         "/v1/matches/{match_id}/bots": {"post": {
             "operationId": "addBot", "summary": "Give a free seat to a bot (docs/bots.md); it plays when the "
@@ -544,7 +620,7 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                 "201": _json(_ref("BotAdded"), "The bot holds the seat.", _ETAG),
                 **_problem_responses("unknown_bot_level", "match_not_found", "seat_taken", "match_full",
                                      "no_such_seat", "invalid_token", "not_your_seat", "unsupported_media_type",
-                                     *_COMMON),
+                                     *_ON_MATCH),
             },
         }},
         "/v1/matches/{match_id}/replays": {"post": {
@@ -558,7 +634,7 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                         "links": {"GetReplay": {"operationId": "getReplay",
                                                 "parameters": {"job_id": "$response.body#/id"}}}},
                 **_problem_responses("match_not_found", "match_not_finished", "no_such_seat",
-                                     "unsupported_media_type", *_COMMON),
+                                     "unsupported_media_type", *_ON_MATCH),
             },
         }},
         "/v1/replays/{job_id}": {"get": {
@@ -586,7 +662,7 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                 "200": {"description": "The stream.", "content": {
                     "text/event-stream": {"schema": {"type": "string"}},
                     "application/x-ndjson": {"schema": _ref("StreamUpdate")}}},
-                **_problem_responses("match_not_found", "invalid_token", "too_many_streams", *_COMMON),
+                **_problem_responses("match_not_found", "invalid_token", "too_many_streams", *_ON_MATCH),
             },
         }},
         "/v1/turns": {"get": {
@@ -604,7 +680,7 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                     "text/event-stream": {"schema": {"type": "string"}},
                     "application/x-ndjson": {"schema": _ref("TurnNotice")}}},
                 **_problem_responses("token_required", "invalid_token", "match_not_found", "too_many_streams",
-                                     *_COMMON),
+                                     *_ON_MATCH),
             },
         }},
         "/healthz": {"get": {

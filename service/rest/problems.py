@@ -47,6 +47,8 @@ STATUS = {
 }
 
 TITLES = {
+    "rules_version_unavailable": 503,
+    "invalid_entropy": 422,
     "malformed_request": "The request is not well formed",
     "token_required": "A seat token is required",
     "invalid_token": "The token does not hold a seat in this match",
@@ -94,6 +96,8 @@ def problem(code: str, detail: str, *, headers: dict | None = None, **extra) -> 
     """A problem+json response for ``code`` (a game's own rule codes are illegal actions: 409)."""
     status = STATUS.get(code, 409)
     body = {"type": f"urn:grimoire:problem:{code}", "title": TITLES.get(code, "Action refused"), "status": status,
+    "rules_version_unavailable": "This server does not have the match's rules version",
+    "invalid_entropy": "The seat entropy is not acceptable",
             "detail": detail, "code": code, **extra}
     response = JSONResponse(body, status_code=status, headers=headers, media_type="application/problem+json")
     return response

@@ -20,6 +20,7 @@ from service.engine import Game, RuleError
 from service.store import Match, MatchStore, StoreError, VersionConflict, bearer_token
 from service.store.connect import ReplicaAckTimeout
 from service.store.bots import add_bot as store_add_bot, create_match as store_create_match
+from service.store.records import match_record as store_match_record
 
 from service import wire
 from service.wire import JSONResponse  # orjson when installed
@@ -89,7 +90,7 @@ def _game_json(game: Game) -> dict[str, Any]:
         "id": game.id, "title": game.title, "min_seats": game.min_seats, "max_seats": game.max_seats,
         "variants": [{"id": v.id, "title": v.title, "description": v.description} for v in game.variants],
         "summary": game.summary, "options_schema": game.options_schema, "action_schemas": game.action_schemas,
-        "view_schema": game.view_schema,
+        "view_schema": game.view_schema, "rules_version": game.rules_version,
     }
 
 
@@ -108,6 +109,8 @@ def match_json(match: Match, seat: int | None) -> dict[str, Any]:
         "id": match.id, "game": match.game.id, "variant": match.variant, "version": match.version,
         "status": match.status, "options": match.options,
         "seed": _seed(match.seed) if match.status == "finished" else None,
+        "seed_source": match.seed_source, "seed_commitment": match.seed_commitment,
+        "revealed_seed": match.revealed_seed, "rules_version": match.rules_version,
         "seats": [{"seat": s.index, "name": s.name, "joined": s.joined, "bot": s.bot} for s in match.seats],
         "to_act": match.acting, "my_seat": seat, "result": match.result, "view": match.view(seat),
     }
@@ -191,7 +194,7 @@ async def join_seat(request: Request) -> Response:
         return problem("malformed_request", "Send a name, or join with a player token as the bearer token.")
     try:
         match, seat, token = await _store(request).join(request.path_params["match_id"], body["name"],
-                                                        body.get("seat"))
+                                                        body.get("seat"), entropy=body.get("entropy"))
     except StoreError as error:
         return _error(error)
     return _with_etag({"seat": seat, "token": token, "match": match_json(match, seat)}, match.version, 201)
@@ -280,6 +283,15 @@ async def history(request: Request) -> Response:
     return _with_etag({"game": match.game.id, "entries": [e.__dict__ for e in entries]}, match.version)
 
 
+async def match_record(request: Request) -> Response:
+    """The match's record (docs/fairness.md): everything once it is over; before, as the caller may see it."""
+    try:
+        record = await store_match_record(_store(request), request.path_params["match_id"], _token(request))
+    except StoreError as error:
+        return _error(error)
+    return _with_etag(record, record["version"])
+
+
 async def add_bot(request: Request) -> Response:
     body = await _body(request, AddBotBody())
     if isinstance(body, Response):
@@ -324,6 +336,7 @@ routes = [
     Route("/v1/matches/{match_id}/legal-actions", legal_actions, methods=["GET"]),
     Route("/v1/matches/{match_id}/actions", submit_action, methods=["POST"]),
     Route("/v1/matches/{match_id}/history", history, methods=["GET"]),
+    Route("/v1/matches/{match_id}/record", match_record, methods=["GET"]),
     Route("/v1/matches/{match_id}/bots", add_bot, methods=["POST"]),
     Route("/v1/matches/{match_id}/replays", start_replay, methods=["POST"]),
     Route("/v1/replays/{job_id}", get_replay, methods=["GET"]),

@@ -49,6 +49,7 @@ class JoinSeatBody(Schema):
 
     name = fields.String(validate=validate.Length(min=1, max=64))  # not with a player token: the player's
     seat = WholeNumber(validate=validate.Range(min=0, max=15))
+    entropy = fields.String()  # checked by the store (invalid_entropy): docs/fairness.md
 
 
 class SubmitActionBody(Schema):

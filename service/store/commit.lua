@@ -9,6 +9,7 @@
 -- ARGV[10] pub/sub channel      ARGV[11] TTL of the match, seconds
 -- ARGV[12] request fingerprint ARGV[13] idempotency TTL, seconds
 -- ARGV[14] the record of a default action the service played for a late seat (JSON), or ""
+-- ARGV[15] the new state's hash in the match's chain (docs/fairness.md), or "" for a match without one
 --
 -- The message published is the whole update, a JSON object: the log entry's fields, "version" and the
 -- match's "result" (null until it ends), so that followers read nothing back (service/store/live.py).
@@ -29,6 +30,11 @@ redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', version, 'status', ARGV
            'to_act', ARGV[4], 'result', ARGV[5], 'updated', ARGV[9])
 local entry = {'seat', ARGV[6], 'action', ARGV[7], 'events', ARGV[8], 'at', ARGV[9], 'status', ARGV[3],
                'to_act', ARGV[4]}
+if ARGV[15] and ARGV[15] ~= '' then
+  redis.call('HSET', KEYS[1], 'state_hash', ARGV[15])
+  table.insert(entry, 'hash')
+  table.insert(entry, ARGV[15])
+end
 if ARGV[14] ~= '' then
   table.insert(entry, 'auto')
   table.insert(entry, ARGV[14])

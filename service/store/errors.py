@@ -145,3 +145,28 @@ class RematchUnavailable(StoreError):
     """A rematch of a match that is not finished, or offered by someone who did not play it."""
 
     code = "rematch_unavailable"
+
+
+class InvalidEntropy(StoreError):
+    """A seat's entropy the service does not accept (service/engine/seeds.py, check_entropy)."""
+
+    code = "invalid_entropy"
+
+
+class RulesVersionUnavailable(Exception):
+    """The match was created with a version of its game's rules that this process does not have.
+
+    Not a StoreError: no API answers it as an expected outcome. It is a 503 with ``Retry-After`` on
+    both APIs, so that a load balancer retries on another process during a rolling deployment; nothing
+    is read through other rules and nothing is written (docs/operations.md, "Rolling out a rules change").
+    """
+
+    code = "rules_version_unavailable"
+    #: Seconds a client (or load balancer) should wait before trying again.
+    retry_after = 1
+
+    def __init__(self, game_id: str, rules_version: str, installed: list[str]):
+        self.game_id, self.rules_version, self.installed = game_id, rules_version, installed
+        self.message = (f"This match plays {game_id} rules version {rules_version}, which this server does not "
+                        f"have (it has {', '.join(installed) or 'none'}); try again: another server may.")
+        super().__init__(self.message)

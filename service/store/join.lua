@@ -33,7 +33,8 @@ for i = 0, seats - 1 do
   filled = filled + redis.call('HEXISTS', KEYS[1], 'seat:' .. i)
 end
 local status = redis.call('HGET', KEYS[1], 'status')
-if filled == seats and status == 'waiting' then
+-- a match still to be dealt (deal = pending: docs/fairness.md) starts when deal.lua has dealt it
+if filled == seats and status == 'waiting' and not redis.call('HGET', KEYS[1], 'deal') then
   status = 'active'
   redis.call('HSET', KEYS[1], 'status', status)
 end

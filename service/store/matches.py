@@ -5,7 +5,12 @@ One match is a few keys sharing a Redis Cluster hash tag ``{ID}``:
 ``<prefix>:m:{ID}``
     a hash: ``game``, ``variant``, ``options``, ``seed``, ``seats``, ``state``,
     ``version``, ``status``, ``to_act``, ``result``, ``created``, ``updated``
-    and one ``seat:<n>`` field per joined seat (name and token hash).
+    and one ``seat:<n>`` field per joined seat (name, token hash, entropy);
+    for fair play (docs/fairness.md): ``rules_version``, ``seed_source``,
+    ``seed_commitment``, ``secret_seed`` (never shown before the end),
+    ``state_hash`` (the chain's latest), ``hash0`` (the set-up's),
+    ``entropies`` (fixed at the deal) and ``deal`` (``pending`` until the
+    last seat joins a ``commitment`` match: ``deal.lua``).
 ``<prefix>:m:{ID}:log``
     a stream of accepted actions; entry id ``<version>-0``.
 ``<prefix>:m:{ID}:idem:<seat>:<key hash>``
@@ -47,11 +52,13 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from service.engine import Game, IllegalAction, RuleError, events_for
+from service.engine import Game, IllegalAction, RuleError, events_for, seeds
+from service.engine.versions import LEGACY_RULES_VERSION, rules_by_version
 
 from . import archive, lobby
 from .connect import ReplicaAckTimeout, script_then_wait, then_wait
 from .tokens import hash_token, new_token
+from .errors import InvalidEntropy, RulesVersionUnavailable
 from .errors import (
     AlreadySeated, IdempotencyKeyReused, InvalidToken, MatchFull, MatchNotFound, MatchNotStarted, NoSuchSeat,
     NotYourSeat, SeatTaken, StoreError, TokenRequired, UnknownGame, VersionConflict,
@@ -112,13 +119,29 @@ class Match:
     hot_seat: bool = False  # one player may hold several seats
     listed: bool = True  # shown in the lobby while seats are free
     abandoned: dict[int, str] = field(default_factory=dict)  # seat -> player who abandoned it (rated only)
+    # -- fair play (docs/fairness.md) --
+    rules_version: str = LEGACY_RULES_VERSION
+    #: commitment, creator or server (service/engine/seeds.py): a ``creator`` seed was chosen by whoever
+    #: created the match, who could foresee every draw; such a match is never rated.
+    seed_source: str = "server"
+    seed_commitment: str | None = None
+    secret_seed: str | None = None  # secret until the match is finished: show it only as revealed_seed
+    state_hash: str | None = None  # the latest hash of the chain; None for matches from before it
+    dealt: bool = True  # False while a commitment match waits for its last seat (laid out with a placeholder)
 
     @property
     def acting(self) -> list[int]:
         """The seats the game waits on; none before every seat is taken or after the end."""
         return self.to_act if self.status == "active" else []
 
+    @property
+    def revealed_seed(self) -> str | None:
+        """The committed seed's text once the match is finished; None before (and for a match without one)."""
+        return self.secret_seed if self.status == "finished" else None
+
     def view(self, seat: int | None) -> dict[str, Any]:
+        if not self.dealt:  # the placeholder layout: no hand is dealt yet, every seat sees the bare table
+            return self.game.view(self.state, None)
         return self.game.view(self.state, seat)
 
     def legal_actions(self, seat: int | None) -> list[dict[str, Any]]:
@@ -176,7 +199,11 @@ class MatchStore:
         #: (``WAIT``, up to ``replica_wait_ms``); else ReplicaAckTimeout. 0: on the master's word.
         self.replica_acks = replica_acks
         self.replica_wait_ms = replica_wait_ms
+        #: Every (game id, rules version) this process can play: the current games and older versions
+        #: installed beside them (service/engine/versions.py).
+        self.rules = rules_by_version(games)
         scripts = resources.files(__package__)
+        self._deal = client.register_script(scripts.joinpath("deal.lua").read_text())
         self._commit = client.register_script(scripts.joinpath("commit.lua").read_text())
         self._join = client.register_script(scripts.joinpath("join.lua").read_text())
         self._compact = client.register_script(scripts.joinpath("compact.lua").read_text())
@@ -227,6 +254,17 @@ class MatchStore:
         except KeyError:
             raise UnknownGame(f"There is no game {game_id!r}; see the list of games.") from None
 
+    def rules_for(self, game_id: str, rules_version: str | None) -> Game:
+        """The game that plays a match of ``game_id`` recorded with ``rules_version`` (None: a match from
+        before versions were recorded); RulesVersionUnavailable when this process does not have it."""
+        version = rules_version or LEGACY_RULES_VERSION
+        game = self.rules.get((game_id, version))
+        if game is None:
+            if game_id not in self.games:
+                raise UnknownGame(f"There is no game {game_id!r}; see the list of games.")
+            raise RulesVersionUnavailable(game_id, version, sorted(v for g, v in self.rules if g == game_id))
+        return game
+
     async def create(self, game_id: str, *, variant: str | None = None, options: dict | None = None,
                      seats: int | None = None, seed: int | None = None, turn_seconds: int | None = None,
                      rated: bool = False, hot_seat: bool = False, listed: bool = True) -> Match:
@@ -236,16 +274,28 @@ class MatchStore:
         game = self.game(game_id)
         seats = game.min_seats if seats is None else seats
         full_options = game.check_options(variant, canonical(options), seats)
+        # Fair play (docs/fairness.md): without a seed the match commits to a fresh server seed and is
+        # dealt when its last seat joins (_deal_if_due); a creator's seed sets it up now, and it says so.
         if seed is None:
-            seed = secrets.randbits(63)
+            source, secret, seed = "commitment", seeds.new_server_seed(), seeds.PLACEHOLDER_SEED
+        else:
+            source, secret = "creator", seeds.creator_seed_text(seed)
+        commitment = seeds.commitment(secret)
         state = game.setup(full_options, seats, seed)
+        state_json = _dumps(state)
         match_id = secrets.token_urlsafe(9)
         now = _now_ms()
         fields = {
             "game": game.id, "variant": full_options["variant"], "options": _dumps(full_options),
-            "seed": seed, "seats": seats, "state": _dumps(state), "version": 0, "status": "waiting",
+            "seed": seed, "seats": seats, "state": state_json, "version": 0, "status": "waiting",
             "to_act": _dumps(sorted(game.to_act(state))), "result": "", "created": now, "updated": now,
+            "rules_version": game.rules_version, "seed_source": source, "seed_commitment": commitment,
+            "secret_seed": secret,
         }
+        if source == "commitment":
+            fields["deal"] = "pending"
+        else:
+            fields["state_hash"] = fields["hash0"] = seeds.state_hash(secret, commitment, state_json.encode())
         if turn_seconds is not None:
             fields["turn_seconds"] = turn_seconds
         fields.update({name: 1 for name, on in (("rated", rated), ("hot_seat", hot_seat), ("unlisted", not listed))
@@ -258,25 +308,64 @@ class MatchStore:
             await lobby.listed(self, game.id, match_id, now)
         return self._match(match_id, {k: str(v) for k, v in fields.items()})
 
-    async def get(self, match_id: str) -> Match:
+    async def get(self, match_id: str, *, notify_deal: bool = True) -> Match:
+        """The match; RulesVersionUnavailable if this process lacks its rules version. A ``commitment``
+        match whose seats are all taken but which is not dealt yet (its last joiner's process stopped in
+        between) is dealt here first; ``notify_deal``: tell the listeners when that happens."""
         record = await self.redis.hgetall(self.key(match_id))
         if not record:
             raise MatchNotFound(f"There is no match {match_id!r} (it may have expired).")
+        if "deal" in record and await self._deal_if_due(match_id, record):
+            record = await self.redis.hgetall(self.key(match_id))
+            if notify_deal:
+                await self._notify(self._match(match_id, record))
         return self._match(match_id, record)
 
+    async def _deal_if_due(self, match_id: str, record: dict[str, str]) -> bool:
+        """Deal a ``commitment`` match once every seat has joined: derive the RNG seed from the server seed
+        and the seats' entropies, set the match up from it, start the chain of state hashes and make the
+        match active, in one step (``deal.lua``) that checks the seats are still the ones read. True when
+        this call (or a concurrent one) dealt it."""
+        seats = int(record["seats"])
+        raw_seats = [record.get(f"seat:{i}") for i in range(seats)]
+        if record.get("status") != "waiting" or not all(raw_seats):
+            return False
+        game = self.rules_for(record["game"], record.get("rules_version"))
+        infos = [json.loads(raw) for raw in raw_seats]
+        entropies = [info.get("entropy", "") for info in infos]
+        secret, commitment = record["secret_seed"], record["seed_commitment"]
+        seed = seeds.derive_rng_seed(secret, entropies)
+        state = game.setup(json.loads(record["options"]), seats, seed)
+        state_json = _dumps(state)
+        first_hash = seeds.state_hash(secret, commitment, state_json.encode())
+        fixed = _dumps([{"seat": i, "entropy": e, "generated": bool(info.get("entropy_generated"))}
+                        for i, (e, info) in enumerate(zip(entropies, infos))])
+        reply = await self._deal(keys=[self.key(match_id)],
+                                 args=[state_json, seed, _dumps(sorted(game.to_act(state))), first_hash, fixed,
+                                       _now_ms(), self.channel(match_id), *raw_seats])
+        return reply[0] in ("ok", "done")
+
     async def join(self, match_id: str, name: str, seat: int | None = None, *,
-                   bot: dict | None = None, player: str | None = None) -> tuple[Match, int, str]:
+                   bot: dict | None = None, player: str | None = None,
+                   entropy: str | None = None) -> tuple[Match, int, str]:
         """Claim a seat; return the match, the seat and its bearer token (shown once).
 
         ``bot`` (``{"level": ...}``) makes it a bot seat: see service/store/bots.py.
         ``player`` (a player id) binds the seat to that player: their credential acts for it too, and
         they get no second seat of the match unless it is a hot-seat match (AlreadySeated).
         A negative ``seat`` is no seat (``BOARD_SEAT`` is the board's): NoSuchSeat.
+        ``entropy``: the seat's contribution to the match's RNG seed (docs/fairness.md), generated
+        when None; InvalidEntropy when it is not acceptable. The last seat to join a ``commitment``
+        match deals it. RulesVersionUnavailable, with nothing written, when this process lacks the
+        match's rules version.
         """
         if seat is not None and seat < 0:
             raise NoSuchSeat(f"This match has no seat {seat}.")
+        entropy, generated = await self._entropy(match_id, entropy)
         token = new_token(match_id)
-        info = {"name": name, "token": hash_token(token), "joined": _now_ms()}
+        info = {"name": name, "token": hash_token(token), "joined": _now_ms(), "entropy": entropy}
+        if generated:
+            info["entropy_generated"] = True
         if bot is not None:
             info["bot"] = bot
         if player is not None:
@@ -297,13 +386,28 @@ class MatchStore:
         if outcome == "already_seated":
             raise AlreadySeated(f"You already hold seat {reply[1]} of this match; a player holds one seat of a "
                                 "match (unless it is a hot-seat match).")
-        match = await self.get(match_id)
+        match = await self.get(match_id, notify_deal=False)  # deals the match if this was its last seat
         if match.status == "waiting" and not all(s.joined for s in match.seats) and match.listed:
             await lobby.listed(self, match.game.id, match_id)
         else:
             await lobby.delisted(self, match.game.id, match_id)
         await self._notify(match)
         return match, int(reply[1]), token
+
+    async def _entropy(self, match_id: str, entropy: str | None) -> tuple[str, bool]:
+        """A joining seat's entropy (checked, or generated when None) and whether it was generated; first
+        checks that this process has the match's rules version (nothing is written otherwise)."""
+        if entropy is None:
+            entropy, generated = seeds.new_entropy(), True
+        else:
+            try:
+                entropy, generated = seeds.check_entropy(entropy), False
+            except seeds.EntropyError as error:
+                raise InvalidEntropy(str(error)) from None
+        game_id, rules_version = await self.redis.hmget(self.key(match_id), "game", "rules_version")
+        if game_id is not None:
+            self.rules_for(game_id, rules_version)
+        return entropy, generated
 
     async def leave(self, match_id: str, token: str | None, seat: int | None = None, *,
                     bot: dict | None = None) -> tuple[Match, int]:
@@ -436,11 +540,14 @@ class MatchStore:
         result = match.game.result(state)
         status = "finished" if result is not None else "active"
         now = _now_ms()
+        state_json = _dumps(state).encode()  # written as it is and hashed as it is: serialised once
+        state_hash = (seeds.state_hash(match.secret_seed, match.state_hash, state_json)
+                      if match.state_hash and match.secret_seed else "")
         keys = [self.key(match_id), self.log_key(match_id), self.archive_key(match_id)] + ([idem_key] if idem_key else [])
-        args = [expected_version, _dumps(state), status, _dumps(sorted(match.game.to_act(state))),
+        args = [expected_version, state_json, status, _dumps(sorted(match.game.to_act(state))),
                 _dumps(result) if result is not None else "", seat, _dumps(action), _dumps(events), now,
                 self.channel(match_id), self.finished_ttl if result is not None else self.idle_ttl,
-                fingerprint or "", self.idempotency_ttl, _dumps(auto) if auto else ""]
+                fingerprint or "", self.idempotency_ttl, _dumps(auto) if auto else "", state_hash]
         acked = None
         if self.replica_acks:
             reply, acked = await script_then_wait(self.redis, self._commit, keys, args, self.replica_acks,
@@ -458,6 +565,7 @@ class MatchStore:
             return await self._replay_outcome(match, seat, json.loads(reply[1]), fingerprint, idem_key)
         version = int(reply[1])
         match.state, match.version, match.status, match.result, match.updated = state, version, status, result, now
+        match.state_hash = state_hash or match.state_hash
         match.to_act = sorted(match.game.to_act(state))
         if archive.due(self, version, status == "finished"):
             if self.compact_in_background:  # the client's answer never waits for it
@@ -558,7 +666,7 @@ class MatchStore:
                               info.get("player")))
         return Match(
             id=match_id,
-            game=self.game(record["game"]),
+            game=self.rules_for(record["game"], record.get("rules_version")),
             variant=record["variant"],
             options=json.loads(record["options"]),
             seed=int(record["seed"]),
@@ -571,6 +679,12 @@ class MatchStore:
             created=int(record["created"]),
             updated=int(record["updated"]),
             turn_seconds=int(record["turn_seconds"]) if record.get("turn_seconds") else None,
+            rules_version=record.get("rules_version") or LEGACY_RULES_VERSION,
+            seed_source=record.get("seed_source") or "server",
+            seed_commitment=record.get("seed_commitment"),
+            secret_seed=record.get("secret_seed"),
+            state_hash=record.get("state_hash"),
+            dealt="deal" not in record,
             rated=record.get("rated") == "1",
             hot_seat=record.get("hot_seat") == "1",
             listed=record.get("unlisted") != "1",

@@ -110,6 +110,7 @@ class Quidditch(Game):
 
     id = "quidditch"
     title = "Quidditch"
+    rules_version = load_data(__package__, "rules_version.json")["version"]
     min_seats = 2
     max_seats = 2
     variants = (

@@ -136,6 +136,7 @@ def _schema(chain: Sequence[ModuleType]) -> dict[str, Any]:
 class SorcerersStone(Game):
     id = "sorcerers-stone"
     title = "The Sorcerer's Stone"
+    rules_version = load_data(__package__, "rules_version.json")["version"]
     min_seats = 2
     max_seats = 4
     variants = tuple(Variant(v["id"], v["title"], v["description"]) for v in _VARIANTS)

@@ -68,6 +68,7 @@ _SCHEMA = load_data(__package__, "schema.json")
 class SpellsAndPotions(Game):
     id = "spells-and-potions"
     title = "Spells and Potions"
+    rules_version = load_data(__package__, "rules_version.json")["version"]
     min_seats = 2
     max_seats = 4
     variants = tuple(Variant(v["id"], v["title"], v["description"]) for v in _VARIANTS)
