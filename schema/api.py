@@ -95,10 +95,10 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         options_schema: JSON = strawberry.field(description="JSON Schema of the match options.")
         action_schemas: JSON = strawberry.field(description="JSON Schema of each action type.")
         view_schema: JSON = strawberry.field(description="JSON Schema of a seat's view.")
-
-    def game_info(game: Game) -> GameInfo:
         rules_version: str = strawberry.field(description="The version of the game's rules new matches get; "
                                                           "a match keeps the one it was created with.")
+
+    def game_info(game: Game) -> GameInfo:
         return GameInfo(
             id=game.id, title=game.title, min_seats=game.min_seats, max_seats=game.max_seats,
             variants=[Variant(id=v.id, title=v.title, description=v.description) for v in game.variants],
@@ -153,8 +153,6 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
 
     MatchStatusEnum = graphql_enum("MatchStatus", ["waiting", "active", "finished"],
                                    "WAITING: seats still open; ACTIVE: being played; FINISHED: over.")
-
-    def view_of(record: Match, seat: Optional[int]) -> Any:
     SeedSourceEnum = graphql_enum(
         "SeedSource", list(seeds.SEED_SOURCES),
         "COMMITMENT: the server seed was committed at creation and mixed with the seats' entropies "
@@ -218,6 +216,8 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
             result=None if r is None else Result(winners=r["winners"], scores=r.get("scores"), reason=r["reason"],
                                                  cause=r.get("cause")),
             disclosure=document["disclosure"], seat=document["seat"])
+
+    def view_of(record: Match, seat: Optional[int]) -> Any:
         return types[record.game.id].to_view(record.view(seat))
 
     def legal_actions_of(record: Match, seat: Optional[int]) -> list:
@@ -282,8 +282,6 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         def seed(self) -> Optional[str]:
             return str(self.record.seed) if self.record.status == "finished" else None
 
-        @strawberry.field
-        def seats(self) -> list[Seat]:
         @strawberry.field(description="Where the seed came from (docs/fairness.md); a CREATOR seed is never rated.")
         def seed_source(self) -> SeedSourceEnum:
             return SeedSourceEnum(self.record.seed_source)
@@ -300,6 +298,8 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         def rules_version(self) -> str:
             return self.record.rules_version
 
+        @strawberry.field
+        def seats(self) -> list[Seat]:
             return [Seat(seat=s.index, name=s.name, joined=s.joined, bot=s.bot) for s in self.record.seats]
 
         @strawberry.field(description=f"The seats the game waits on; {BOARD_NOTE}")
@@ -331,8 +331,6 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
                                  auto=auto_action(e.auto))
                     for e in entries]
 
-    for game_field, (game_id, t) in action_input_fields.items():
-        setattr(MatchType, game_field, typed_match_field(game_id, typed_match(t)))
         @strawberry.field(name="record",  # `record` is the Match this type wraps
                           description="The match's record (docs/fairness.md): everything once it is over, for "
                                       "`grimoire verify`; before, the match so far as the caller may see it.")
@@ -340,6 +338,8 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
             store: MatchStore = info.context["store"]
             return match_record(await store_match_record(store, self.record.id, info.context["token"]))
 
+    for game_field, (game_id, t) in action_input_fields.items():
+        setattr(MatchType, game_field, typed_match_field(game_id, typed_match(t)))
     MatchType = strawberry.type(MatchType, name="Match",
                                 description="A match, as the caller's seat (or a spectator) may see it.")
 
@@ -521,6 +521,9 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         match_id: strawberry.ID
         name: str
         seat: Optional[int] = strawberry.field(default=None, description="A seat number; the lowest free one if absent.")
+        entropy: Optional[str] = strawberry.field(
+            default=None, description="Your contribution to the match's RNG seed: 1 to 128 characters of your "
+                                      "choosing; one is generated if absent (docs/fairness.md).")
 
     @strawberry.input
     class SubmitActionInput:
@@ -539,9 +542,6 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
                 params[name] = min(max(params[name], schema["minimum"]), schema["maximum"])
             wanted = {k: arguments[k] for k in catalogue.filters if arguments[k] is not None}
             return [converter.out(item) for item in catalogue.items(**params)
-        entropy: Optional[str] = strawberry.field(
-            default=None, description="Your contribution to the match's RNG seed: 1 to 128 characters of your "
-                                      "choosing; one is generated if absent (docs/fairness.md).")
                     if all(v in (str(item.get(k)), screaming(str(item.get(k)))) for k, v in wanted.items())]
 
         resolve.__signature__ = inspect.Signature([

@@ -41,8 +41,8 @@ from service.store.players import PlayerStore
 from service.store.quickmatch import QuickMatch
 from service.store.embedded import EmbeddedRedis
 from service.store.connect import STORE_UNAVAILABLE, open_store, queue_url
-from service.guards import BodySizeLimit, Guard, MetricsPort
 from service.store.errors import RulesVersionUnavailable
+from service.guards import BodySizeLimit, Guard, MetricsPort
 from service.limits import ConnectionLimit, RateLimit
 from service.logs import RequestIdMiddleware
 from service.metrics import MetricsMiddleware, SubmitObserver, metrics_endpoint
@@ -82,7 +82,6 @@ async def _redis_down(request: Request, exc: Exception) -> Response:
                    headers={"Retry-After": "1"})
 
 
-def _end_streams_on_sigterm(live: LiveUpdates) -> None:
 async def _rules_version_unavailable(request: Request, exc: RulesVersionUnavailable) -> Response:
     """A match whose rules version this process lacks (a rolling deployment): 503, so that a load
     balancer tries another process; nothing was read through other rules, nothing written."""
@@ -91,6 +90,7 @@ async def _rules_version_unavailable(request: Request, exc: RulesVersionUnavaila
     return problem("rules_version_unavailable", exc.message, headers={"Retry-After": str(exc.retry_after)})
 
 
+def _end_streams_on_sigterm(live: LiveUpdates) -> None:
     """On SIGTERM, end live streams (reason "shutdown") at once, then let the server's own
     handler drain the other requests: otherwise open streams would hold the shutdown."""
     if threading.current_thread() is not threading.main_thread():
@@ -196,8 +196,8 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
         ],
         exception_handlers={
             HTTPException: _http_error,
-            RulesVersionUnavailable: _rules_version_unavailable,
             **{error: _redis_down for error in STORE_UNAVAILABLE},
+            RulesVersionUnavailable: _rules_version_unavailable,
         },
         lifespan=lifespan,
     )

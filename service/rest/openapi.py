@@ -47,10 +47,6 @@ _MS = {**_COUNT, "description": "Milliseconds since the epoch."}
 _SEAT = {"type": "integer", "minimum": 0, "maximum": 15}
 _SEED = {"type": "string", "pattern": "^[0-9]{1,19}$", "maxLength": 19,
          "description": "A decimal integer from 0 to 2^63 - 1 (a string: JavaScript numbers lose digits past 2^53)."}
-
-
-def _has_type(schema: dict, kind: str) -> bool:
-    types = schema.get("type")
 #: Fair play (docs/fairness.md): hashes and commitments are SHA-256 digests in lowercase hex.
 _HEX64 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
 _SEED_SOURCE = {"type": "string", "enum": ["commitment", "creator", "server"],
@@ -59,6 +55,10 @@ _SEED_SOURCE = {"type": "string", "enum": ["commitment", "creator", "server"],
                                "drawn before commitments existed (not provable). docs/fairness.md."}
 _RULES_VERSION = {"type": "string", "description": "The version of the game's rules the match is played with, "
                                                    "fixed at creation."}
+
+
+def _has_type(schema: dict, kind: str) -> bool:
+    types = schema.get("type")
     return kind in types if isinstance(types, list) else types == kind
 
 
@@ -134,13 +134,13 @@ _MATCH_ID = {"name": "match_id", "in": "path", "required": True,
              "schema": {"type": "string", "minLength": 1, "maxLength": 64}}
 _AUTH = [{}, {"seatToken": []}]
 _COMMON = ("malformed_request", "payload_too_large", "rate_limited", "service_unavailable")
+#: What every request about one match may also get: this process lacks the match's rules version (a rolling
+#: deployment), 503 with Retry-After like service_unavailable (docs/operations.md).
+_ON_MATCH = (*_COMMON, "rules_version_unavailable")
 #: ``to_act`` everywhere, and the seat that acted: either may be the board itself (BOARD_SEAT).
 _TO_ACT = {"type": "array", "items": {"type": "integer", "minimum": -1, "maximum": 15},
            "description": f"The seats the game waits on; {BOARD_SEAT_NOTE}"}
 _ACTED = {"type": "integer", "minimum": -1, "maximum": 15, "description": f"The seat that acted; {BOARD_SEAT_NOTE}"}
-#: What every request about one match may also get: this process lacks the match's rules version (a rolling
-#: deployment), 503 with Retry-After like service_unavailable (docs/operations.md).
-_ON_MATCH = (*_COMMON, "rules_version_unavailable")
 _FREE_FORM = {"type": "object", "additionalProperties": True}
 
 
@@ -192,16 +192,16 @@ def _game_components(game: Game, schemas: dict[str, Any]) -> dict[str, str]:
                 "status": {"type": "string", "enum": ["waiting", "active", "finished"]},
                 "options": _ref(f"{p}MatchOptions"),
                 "seed": _nullable(_SEED, description="Revealed once the match is finished."),
-                "seats": {"type": "array", "items": _ref("Seat")},
-                "to_act": _TO_ACT,
-                "my_seat": _nullable(_SEAT, description="The caller's seat; null for a spectator."),
-                "result": _nullable(_ref("Result")),
                 "seed_source": _SEED_SOURCE,
                 "seed_commitment": _nullable(_HEX64, description="SHA-256 of the seed, published at creation; "
                                                                  "null for server."),
                 "revealed_seed": _nullable({"type": "string"}, description="The committed seed, revealed once "
                                                                            "the match is finished."),
                 "rules_version": _RULES_VERSION,
+                "seats": {"type": "array", "items": _ref("Seat")},
+                "to_act": _TO_ACT,
+                "my_seat": _nullable(_SEAT, description="The caller's seat; null for a spectator."),
+                "result": _nullable(_ref("Result")),
                 "view": view,
             },
         },
@@ -254,10 +254,6 @@ def _game_components(game: Game, schemas: dict[str, Any]) -> dict[str, str]:
             "type": "object", "title": f"{p}History", "required": ["game", "entries"],
             "properties": {"game": game_const, "entries": {"type": "array", "items": _ref(f"{p}HistoryEntry")}},
         },
-        f"{p}ReplayFrame": {
-            "type": "object", "title": f"{p}ReplayFrame",
-            "required": ["version", "seat", "action", "events", "view", "to_act", "auto"],
-            "properties": {
         f"{p}RecordedAction": {
             "type": "object", "title": f"{p}RecordedAction", "required": ["version", "seat", "action", "state_hash"],
             "properties": {
@@ -295,6 +291,10 @@ def _game_components(game: Game, schemas: dict[str, Any]) -> dict[str, str]:
                 "seat": _nullable(_SEAT, description="The caller's seat; null for a spectator."),
             },
         },
+        f"{p}ReplayFrame": {
+            "type": "object", "title": f"{p}ReplayFrame",
+            "required": ["version", "seat", "action", "events", "view", "to_act", "auto"],
+            "properties": {
                 "version": _COUNT,
                 "seat": {**_nullable(_ACTED),
                          "description": f"The seat that acted; null for the set-up; {BOARD_SEAT_NOTE}"},
@@ -382,12 +382,12 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                 "action_schemas": {"type": "object", "additionalProperties": _ref("JsonSchema"),
                                    "description": "Action type -> its JSON Schema."},
                 "view_schema": _ref("JsonSchema"),
+                "rules_version": {"type": "string", "description": "The version of the game's rules new matches "
+                                                                   "get (a match keeps its own)."},
             },
         },
         "GameList": {"type": "object", "required": ["games"],
                      "properties": {"games": {"type": "array", "items": _ref("Game")}}},
-                "rules_version": {"type": "string", "description": "The version of the game's rules new matches "
-                                                                   "get (a match keeps its own)."},
         "Seat": {"type": "object", "required": ["seat", "name", "joined", "bot"],
                  "properties": {"seat": _SEAT, "name": {"type": ["string", "null"]},
                                 "joined": {"type": "boolean"},
@@ -428,16 +428,16 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
         "LegalActions": _by_game(games, "LegalActions", "Every action the seat may take now; send one back as "
                                                         "it is."),
         "History": _by_game(games, "History", "Accepted actions, as the caller's seat may see them."),
-        "Replay": _by_game(games, "Replay", "A finished match re-played from its seed and action log."),
-        "ReplayMismatch": {
-            "type": "object", "required": ["version", "what", "detail"],
-            "properties": {"version": _COUNT, "what": {"type": "string"}, "detail": {"type": "string"}}},
         "MatchRecord": _by_game(games, "MatchRecord", "A match's record (docs/fairness.md); `game` tells which."),
         "SeatEntropy": {
             "type": "object", "required": ["seat", "entropy", "generated"],
             "description": "The entropy a seat brought to the match's RNG seed.",
             "properties": {"seat": _SEAT, "entropy": {"type": "string"},
                            "generated": {"type": "boolean", "description": "Generated by the service for the seat."}}},
+        "Replay": _by_game(games, "Replay", "A finished match re-played from its seed and action log."),
+        "ReplayMismatch": {
+            "type": "object", "required": ["version", "what", "detail"],
+            "properties": {"version": _COUNT, "what": {"type": "string"}, "detail": {"type": "string"}}},
         "StreamUpdate": _by_game(games, "StreamUpdate", "One accepted action on a live stream, as your seat may "
                                                         "see it; `game` tells which game's actions and events."),
         "TurnNotice": {

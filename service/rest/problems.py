@@ -43,12 +43,12 @@ STATUS = {
     "not_queued": 404,
     "rematch_unavailable": 409,
     "service_unavailable": 503,
+    "rules_version_unavailable": 503,
+    "invalid_entropy": 422,
     "internal_error": 500,
 }
 
 TITLES = {
-    "rules_version_unavailable": 503,
-    "invalid_entropy": 422,
     "malformed_request": "The request is not well formed",
     "token_required": "A seat token is required",
     "invalid_token": "The token does not hold a seat in this match",
@@ -88,6 +88,8 @@ TITLES = {
     "not_queued": "Not waiting for a quick match",
     "rematch_unavailable": "No rematch of this match",
     "service_unavailable": "Service unavailable",
+    "rules_version_unavailable": "This server does not have the match's rules version",
+    "invalid_entropy": "The seat entropy is not acceptable",
     "internal_error": "Internal error",
 }
 
@@ -96,8 +98,6 @@ def problem(code: str, detail: str, *, headers: dict | None = None, **extra) -> 
     """A problem+json response for ``code`` (a game's own rule codes are illegal actions: 409)."""
     status = STATUS.get(code, 409)
     body = {"type": f"urn:grimoire:problem:{code}", "title": TITLES.get(code, "Action refused"), "status": status,
-    "rules_version_unavailable": "This server does not have the match's rules version",
-    "invalid_entropy": "The seat entropy is not acceptable",
             "detail": detail, "code": code, **extra}
     response = JSONResponse(body, status_code=status, headers=headers, media_type="application/problem+json")
     return response

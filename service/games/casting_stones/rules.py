@@ -146,9 +146,6 @@ def holds_run(gems: list[int | None], seat: int) -> bool:
     return any(all(gems[(start + k) % TURRETS] == seat for k in range(RUN_TO_WIN)) for start in range(TURRETS))
 
 
-class CastingStones(Game):
-    id = "casting-stones"
-    title = "Casting Stones"
 def _rules_version() -> str:
     """The package's rules version, plus a digest of an operator's extra Casting Cards (cards.py) when there
     are any: they change what a match can play, so processes with different card files never share a match."""
@@ -164,10 +161,13 @@ def _rules_version() -> str:
     return f"{version}+cards.{digest[:12]}"
 
 
+class CastingStones(Game):
+    id = "casting-stones"
+    title = "Casting Stones"
+    rules_version = _rules_version()
     min_seats = 2
     max_seats = 2
     variants = tuple(Variant(v.id, v.title, v.description) for v in VARIANTS.values())
-    rules_version = _rules_version()
     summary = ("Two wizards cast rune stones to conjure Spells, Potions and Charms (Spell beats Potion beats "
                "Charm beats Spell); winning casts place, swap and knock Turret Gems until one holds four "
                "adjacent turrets of the Tower Mat. Intermediate and Advanced games add Casting Cards, private "
