@@ -24,8 +24,12 @@ def _ref(name: str) -> dict:
 
 
 def _nullable(schema: dict, **extra) -> dict:
-    """``schema`` or null; a named schema stays a reference, so generators keep its name."""
-    return {"anyOf": [schema, {"type": "null"}], **extra}
+    """``schema`` or null; a named schema stays a reference, so generators keep its name. A plain value gets
+    ``null`` in its ``type`` list: as a member of ``anyOf`` it became a class of its own (datamodel-code-generator's
+    ``AddBotSeat(RootModel[int])``), which a caller then had to build around a plain ``int``."""
+    if "$ref" in schema or not isinstance(schema.get("type"), str) or "enum" in schema:
+        return {"anyOf": [schema, {"type": "null"}], **extra}
+    return {**schema, "type": [schema["type"], "null"], **extra}
 
 
 def _union(names: dict[str, str], discriminator: str, **extra) -> dict:

@@ -59,7 +59,8 @@ def chosen_action(match: ReadMatchMatchMatch) -> ActionInput | None:
 
 def play(base_url: str, game: str, variant: str) -> None:
     with Client(url=f"{base_url}/graphql") as anonymous:
-        created = anonymous.create_match(CreateMatchInput(game=game, variant=variant, bots=[BotSeatInput(seat=1, level="random")]))
+        bots = [BotSeatInput(seat=1, level="random")]
+        created = anonymous.create_match(CreateMatchInput(game=game, variant=variant, bots=bots))
         if created.create_match.typename__ != "MatchCreated":
             fail(f"create the match: {created.create_match}")
         match_id = created.create_match.match.id

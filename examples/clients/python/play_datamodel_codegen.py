@@ -57,7 +57,8 @@ def fail(what: str, response: httpx.Response) -> NoReturn:
 
 
 def play(http: httpx.Client, new_match: CreateMatch) -> None:
-    created = http.post("/v1/matches", content=new_match.model_dump_json(by_alias=True, exclude_none=True), headers=JSON)
+    created = http.post("/v1/matches", content=new_match.model_dump_json(by_alias=True, exclude_none=True),
+                        headers=JSON)
     if created.status_code != 201:
         fail("create the match", created)
     match_id = Match.model_validate_json(created.content).root.id

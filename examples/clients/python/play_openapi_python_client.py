@@ -35,8 +35,9 @@ from grimoire_rest_client.models import (
     SubmitAction,
 )
 
+NewMatch = CreateCastingStonesMatch | CreateQuidditchMatch | CreateSorcerersStoneMatch | CreateSpellsAndPotionsMatch
 BOT = [AddBot(level=AddBotLevel.RANDOM, seat=1)]
-MATCHES = [
+MATCHES: list[NewMatch] = [
     CreateCastingStonesMatch(game="casting-stones", variant=CreateCastingStonesMatchVariant.BASIC, seed="1", bots=BOT),
     CreateQuidditchMatch(game="quidditch", variant=CreateQuidditchMatchVariant.STANDARD, seed="2", bots=BOT),
     CreateSpellsAndPotionsMatch(game="spells-and-potions", variant=CreateSpellsAndPotionsMatchVariant.PRACTICE_1,
@@ -51,8 +52,7 @@ def fail(what: str, problem: Problem | None = None) -> NoReturn:
     raise SystemExit(f"{what}: {problem.code}: {problem.detail}" if problem else what)
 
 
-def play(base_url: str, body: CreateCastingStonesMatch | CreateQuidditchMatch | CreateSorcerersStoneMatch
-         | CreateSpellsAndPotionsMatch) -> None:
+def play(base_url: str, body: NewMatch) -> None:
     timeout = httpx.Timeout(30.0)
     created = create_match.sync(client=Client(base_url=base_url, timeout=timeout), body=body)
     if created is None or isinstance(created, Problem):
