@@ -27,6 +27,7 @@ from service.store.bots import add_bot as store_add_bot, create_match as store_c
 from service.store.records import match_record as store_match_record
 
 from . import live, problems
+from . import players as player_fields
 from .errors import MaskUnexpectedErrors, OperationNameRequired, log_errors
 from .cost import max_cost_rule
 from .game_types import GameTypes, action_type_enum, graphql_enum, pascal, screaming
@@ -474,6 +475,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
     StartReplayResult = union("StartReplayResult", ReplayJob, P.MatchNotFound, P.MatchNotFinished, P.NoSuchSeat)
     ReplayLookup = union("ReplayLookup", ReplayJob, P.ReplayNotFound)
     JoinMatchResult = union("JoinMatchResult", SeatJoined, P.MatchNotFound, P.SeatTaken, P.MatchFull, P.NoSuchSeat,
+                            P.AlreadySeated, P.InvalidToken, P.InvalidName,
                             P.InvalidEntropy)
     SubmitActionResult = union(
         "SubmitActionResult", ActionAccepted, P.VersionConflict, P.NotYourTurn, P.IllegalAction,
@@ -519,7 +521,9 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
     @strawberry.input
     class JoinMatchInput:
         match_id: strawberry.ID
-        name: str
+        name: Optional[str] = strawberry.field(default=None, description="Required, unless you join with a player "
+                                                                         "token: then the seat is bound to your "
+                                                                         "player and named after it.")
         seat: Optional[int] = strawberry.field(default=None, description="A seat number; the lowest free one if absent.")
         entropy: Optional[str] = strawberry.field(
             default=None, description="Your contribution to the match's RNG seed: 1 to 128 characters of your "
@@ -629,6 +633,17 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         @strawberry.mutation(description="Take a seat; returns its bearer token, shown once.")
         async def join_match(self, info: Info, input: JoinMatchInput) -> JoinMatchResult:
             store: MatchStore = info.context["store"]
+            token = info.context["token"]
+            if token and store.players is not None and store.players.claims(token):  # bound to the player
+                try:
+                    record, seat, token = await store.players.join(input.match_id, await store.players.identify(token),
+                                                                   input.seat)
+                except StoreError as error:
+                    return problems.problem_for(error)
+                return SeatJoined(seat=seat, token=token, match=MatchType(record=record, my_seat=seat))
+            if input.name is None:
+                return problems.InvalidName(code=problems.ProblemCode("invalid_name"),
+                                            message="Send a name, or join with a player token.")
             try:
                 record, seat, token = await store.join(input.match_id, input.name, input.seat,
                                                        entropy=input.entropy)
@@ -716,6 +731,9 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
                                          version=payload["version"], status=MatchStatusEnum(payload["status"]),
                                          to_act=payload["to_act"], your_turn=payload["your_turn"])
 
+    # players: identity, me, quick match, rematch, ratings (schema/players.py)
+    Query, Mutation, Subscription = player_fields.extend(Query, Mutation, Subscription, TurnNotice=TurnNotice,
+                                                         MatchStatusEnum=MatchStatusEnum, Result=Result)
     if catalogue_fields:
         Query = strawberry.type(type("Query", (Query,), {
             "__annotations__": {name: kind for name, (kind, _) in catalogue_fields.items()},
