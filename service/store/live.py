@@ -608,6 +608,9 @@ class StreamLimit:
         return await store.redis.zcount(self.key(store, token), int(time.time() * 1000), "+inf")
 
 
+_SHUTTING_DOWN = object()  # a turn stream's queue item: the process is shutting down
+
+
 async def turns(live: LiveUpdates, seats: list[tuple[str, int]], *, idle: float = 15.0, buffer: int = 64,
                 seat_checks: dict[tuple[str, int], Callable[[], Awaitable[None]]] | None = None,
                 discover: Callable[[], Awaitable[list[tuple[str, int]]]] | None = None,
@@ -665,6 +668,8 @@ async def turns(live: LiveUpdates, seats: list[tuple[str, int]], *, idle: float 
             await watch(match_id, seat, announce)
         except StoreError as error:
             await queue.put(error)
+        if live.closing.is_set():  # wake the loop below: it would wait for the queue up to a keep-alive
+            await queue.put(_SHUTTING_DOWN)
 
     tasks = [asyncio.create_task(watched(m, s)) for m, s in seats]
     followed = set(seats)
@@ -690,6 +695,8 @@ async def turns(live: LiveUpdates, seats: list[tuple[str, int]], *, idle: float 
                     yield None
                 continue
             quiet_since = loop.time()
+            if item is _SHUTTING_DOWN:
+                continue
             if isinstance(item, StoreError):
                 raise item
             yield item
