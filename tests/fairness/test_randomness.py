@@ -186,7 +186,7 @@ def test_the_server_seed_is_never_readable_before_the_end(client, redis_url, key
         return keep(client.post("/graphql", json={"query": query, "variables": variables}, headers=_auth(token))).json()
 
     try:
-        created = keep(client.post("/v1/matches", json={"game": "quidditch"})).json()
+        created = keep(client.post("/v1/matches", json={"game": "quidditch", "options": {"max_rounds": 4}})).json()
         match_id = created["id"]
         pubsub.subscribe(f"{key_prefix}:m:{{{match_id}}}:events")
         tokens = [keep(client.post(f"/v1/matches/{match_id}/seats", json={"name": n})).json()["token"]
@@ -194,7 +194,7 @@ def test_the_server_seed_is_never_readable_before_the_end(client, redis_url, key
         everything = ("query($id: ID!) { match(id: $id) { ... on Match { " + MATCH_FIELDS + " view { __typename } "
                       "history { version seat } record { document } } } }")
         chooser = Rng(5)
-        for step in range(400):
+        for step in range(2000):
             match = keep(client.get(f"/v1/matches/{match_id}", headers=_auth(tokens[step % 2]))).json()
             if match["status"] == "finished":
                 break
@@ -202,13 +202,16 @@ def test_the_server_seed_is_never_readable_before_the_end(client, redis_url, key
             token = tokens[seat]
             legal = keep(client.get(f"/v1/matches/{match_id}/legal-actions", headers=_auth(token))).json()["actions"]
             if step % 25 == 0:  # the error paths, and every reader
-                keep(client.post(f"/v1/matches/{match_id}/actions", json={"action": {"type": "reveal", "ball": "x"}},
-                                 headers={**_auth(token), "If-Match": f'"{match["version"]}"'}))
+                refused = [keep(client.post(f"/v1/matches/{match_id}/actions",
+                                            json={"action": {"type": "reveal", "ball": "x"}},
+                                            headers={**_auth(token), "If-Match": f'"{match["version"]}"'})),
+                           keep(client.post(f"/v1/matches/{match_id}/actions", json={"action": legal[0]},
+                                            headers={**_auth("gt.nope.nope"), "If-Match": '"0"'}))]
                 if 1 - seat not in match["to_act"]:  # not_your_turn
-                    keep(client.post(f"/v1/matches/{match_id}/actions", json={"action": legal[0]},
-                                     headers={**_auth(tokens[1 - seat]), "If-Match": f'"{match["version"]}"'}))
-                keep(client.post(f"/v1/matches/{match_id}/actions", json={"action": legal[0]},
-                                 headers={**_auth("gt.nope.nope"), "If-Match": '"0"'}))
+                    refused.append(keep(client.post(f"/v1/matches/{match_id}/actions", json={"action": legal[0]},
+                                                    headers={**_auth(tokens[1 - seat]),
+                                                             "If-Match": f'"{match["version"]}"'})))
+                assert all(r.status_code in (401, 409, 422) for r in refused), [r.text for r in refused]
                 keep(client.get(f"/v1/matches/{match_id}/history", headers=_auth(token)))
                 keep(client.get(f"/v1/matches/{match_id}/record", headers=_auth(token)))
                 keep(client.get(f"/v1/matches/{match_id}/record"))
@@ -220,7 +223,7 @@ def test_the_server_seed_is_never_readable_before_the_end(client, redis_url, key
                                          headers={**_auth(token), "If-Match": f'"{match["version"]}"'}))
             keep(client.post(f"/v1/matches/{match_id}/actions", json={"action": legal[0]},  # stale: a conflict
                              headers={**_auth(token), "If-Match": f'"{match["version"]}"'}))
-            assert submitted.status_code == 200
+            assert submitted.status_code == 200, (step, seat, match["to_act"], submitted.text[:300])
             last = submitted.json()
         else:
             raise AssertionError("the match did not end")
