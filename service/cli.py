@@ -3,7 +3,7 @@
 ``grimoire serve``            run the service (embedded Redis when REDIS_URL is unset)
 ``grimoire export-schema``    write schema/schema.graphql and openapi/openapi.yaml
 ``grimoire worker``           work the bot, timer and replay queues (RQ; see docs/bots.md)
-``grimoire bot``              play a match with your own strategy (grimoire/bot.py; docs/api.md, "Write a bot")
+``grimoire bot``              play a match with your own strategy (clients/python/grimoire/bot.py; docs/api.md, "Write a bot")
 ``grimoire verify``           check a finished match's record offline (service/fairness/verify.py; docs/fairness.md)
 ``grimoire freeze-rules``     package a game's current rules to keep installed beside newer ones (docs/operations.md)
 """

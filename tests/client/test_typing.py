@@ -10,7 +10,7 @@ from tests.support.processes import ROOT
 
 def test_the_client_and_the_example_bot_pass_mypy_strict(tmp_path):
     run = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path),
-                          "grimoire", "examples/bot_first_legal.py"],
+                          "clients/python/grimoire", "examples/bot_first_legal.py"],
                          cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
 

@@ -100,3 +100,10 @@ def run(args: argparse.Namespace) -> int:
         return 1
     print(json.dumps({"match": match.id, "status": match.status, "result": match.result}), flush=True)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``grimoire-bot``: the same command for those who installed the client alone (clients/python/)."""
+    parser = argparse.ArgumentParser(prog="grimoire-bot", description=__doc__.split("\n", 1)[0].strip("`: "))
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
