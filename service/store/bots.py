@@ -56,9 +56,10 @@ async def create_match(store: MatchStore, game_id: str, *, variant: str | None =
         seat = bot.get("seat")
         if seat is not None and not 0 <= seat < count:
             raise NoSuchSeat(f"This match has no seat {seat}.")
-        if seat in taken:
-            raise SeatTaken(f"Seat {seat} is given to two bots.")
-        taken.add(seat)
+        if seat is not None:  # bots without a seat take the lowest free ones, any number of them
+            if seat in taken:
+                raise SeatTaken(f"Seat {seat} is given to two bots.")
+            taken.add(seat)
     if len(bots) > count:
         raise NoSuchSeat(f"This match has {count} seats, not enough for {len(bots)} bots.")
     match = await store.create(game_id, variant=variant, options=options, seats=seats, seed=seed,
