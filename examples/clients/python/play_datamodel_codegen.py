@@ -94,8 +94,8 @@ def play(http: httpx.Client, new_match: CreateMatch) -> None:
         if not stale_write_refused and legal.version > 0:
             stale = http.post(f"/v1/matches/{match_id}/actions", content=body,
                               headers={**me, "If-Match": f'"{legal.version - 1}"', **JSON})
-            problem = Problem.model_validate_json(stale.content)
-            if problem.code is not ProblemCode.VERSION_CONFLICT:
+            conflict = stale.status_code == 412 and Problem.model_validate_json(stale.content).code
+            if conflict is not ProblemCode.VERSION_CONFLICT:
                 fail("a stale write was not refused as a version conflict", stale)
             stale_write_refused = True
         sent = http.post(f"/v1/matches/{match_id}/actions", content=body,
