@@ -124,6 +124,7 @@ class QuickMatchQueue:
     variant: str
     seats: int
     rated: bool
+    turn_seconds: Optional[int]
     since: Optional[float]
 
 
@@ -206,6 +207,9 @@ class QuickMatchInput:
     rated: bool = True
     bots_after: Optional[int] = strawberry.field(default=None, description="Seconds after which bots may fill the "
                                                                            "seats no player took; null: never.")
+    turn_seconds: Optional[int] = strawberry.field(default=None, description="A turn timer for the match; paired only "
+                                                                             "with the same. Rated: a turn that times "
+                                                                             "out loses the match.")
 
 
 @strawberry.input
@@ -390,7 +394,7 @@ def extend(Query: type, Mutation: type, Subscription: type, *, TurnNotice: type,
                 return P.InvalidOptions(code=P.ProblemCode("invalid_options"), message="botsAfter is 0 to 3600.")
             try:
                 player_id = await _me(info)
-                queue = quick.queue(input.game, input.variant, input.seats, input.rated)
+                queue = quick.queue(input.game, input.variant, input.seats, input.rated, input.turn_seconds)
                 return _quick_status(await quick.join(player_id, queue, input.bots_after))
             except (RuleError, StoreError) as error:
                 return P.problem_for(error)

@@ -199,6 +199,13 @@ async def _turn_timeout(match_id: str, version: int, seat: int) -> dict[str, Any
                                           acting_seat=seat, auto=record)
         except VersionConflict:
             return {"outcome": "conflict"}  # someone acted meanwhile; the next version has its own timer
+        player = match.seats[seat].player
+        if match.rated and player and seat not in match.abandoned:
+            # lost on time: in a rated match, a player whose turn timed out has abandoned it (the rating counts
+            # that a loss: service/players/ratings.py), recorded once the default stands
+            await store.redis.hset(store.key(match_id), f"abandoned:{seat}", player)
+            accepted.match.abandoned[seat] = player
+            await asyncio.to_thread(dispatcher.players_job, accepted.match)
         return {"outcome": "played", "default": default, "version": accepted.version}
 
 

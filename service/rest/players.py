@@ -63,6 +63,7 @@ class QuickMatchBody(Schema):
     seats = WholeNumber(validate=validate.Range(min=2, max=4))
     rated = fields.Boolean(load_default=True)
     bots_after = WholeNumber(validate=validate.Range(min=0, max=3600), allow_none=True)
+    turn_seconds = WholeNumber(validate=validate.Range(min=1, max=86400), allow_none=True)
 
 
 def _players(request: Request) -> PlayerStore:
@@ -224,7 +225,8 @@ async def join_quick_match(request: Request) -> Response:
     quick = _quick(request)
     try:
         player_id = await _me(request)
-        queue = quick.queue(body["game"], body.get("variant"), body.get("seats"), body["rated"])
+        queue = quick.queue(body["game"], body.get("variant"), body.get("seats"), body["rated"],
+                            body.get("turn_seconds"))
         status = await quick.join(player_id, queue, body.get("bots_after"))
     except (RuleError, StoreError) as error:
         return _error(error)

@@ -84,11 +84,16 @@ def components() -> dict[str, Any]:
             "rated": {"type": "boolean", "default": True},
             "bots_after": _nullable({"type": "integer", "minimum": 0, "maximum": 3600},
                                     description="Seconds after which bots may fill the seats no player took; "
-                                                "absent or null: wait for players.")},
+                                                "absent or null: wait for players."),
+            "turn_seconds": _nullable({"type": "integer", "minimum": 1, "maximum": 86400},
+                                      description="A turn timer for the match (docs/bots.md); players are paired "
+                                                  "only with players who asked for the same. In a rated match a "
+                                                  "turn that times out loses the match.")},
             additionalProperties=False),
-        "QuickMatchQueue": _object(["game", "variant", "seats", "rated", "since"], {
+        "QuickMatchQueue": _object(["game", "variant", "seats", "rated", "turn_seconds", "since"], {
             "game": _STRING, "variant": _STRING, "seats": {"type": "integer", "minimum": 2, "maximum": 4},
-            "rated": {"type": "boolean"}, "since": _nullable(_MS)}),
+            "rated": {"type": "boolean"}, "turn_seconds": _nullable({"type": "integer", "minimum": 1, "maximum": 86400}),
+            "since": _nullable(_MS)}),
         "QuickMatchPlacement": _object(["match_id", "seat", "at"], {"match_id": _STRING, "seat": _SEAT, "at": _MS}),
         "QuickMatchStatus": _object(["status", "queue", "last"], {
             "status": {"type": "string", "enum": ["idle", "waiting", "pairing", "matched"],

@@ -1,7 +1,7 @@
 """Quick match: queues of waiting players, paired atomically into new matches.
 
-One queue per (game, variant, seats, rated), its keys sharing the hash tag
-``{qm:<game>/<variant>/<seats>/<rated|casual>}`` (pairing.lua lists them): a
+One queue per (game, variant, seats, rated, turn timer), its keys sharing the hash tag
+``{qm:<game>/<variant>/<seats>/<rated|casual>/<turn seconds, 0: none>}`` (pairing.lua lists them): a
 script joins, leaves and pairs in one step on one slot, so any number of service
 processes and workers pairing from the same queue never put a player in two
 groups or drop one. Per player (in the player's slot):
@@ -58,15 +58,16 @@ class Queue:
     variant: str
     seats: int
     rated: bool
+    turn_seconds: int | None = None  # the matches' turn timer (docs/bots.md), None for none
 
     @property
     def id(self) -> str:
-        return f"{self.game}/{self.variant}/{self.seats}/{'rated' if self.rated else 'casual'}"
+        return f"{self.game}/{self.variant}/{self.seats}/{'rated' if self.rated else 'casual'}/{self.turn_seconds or 0}"
 
     @classmethod
     def parse(cls, queue_id: str) -> "Queue":
-        game, variant, seats, rated = queue_id.split("/")
-        return cls(game, variant, int(seats), rated == "rated")
+        game, variant, seats, rated, turn = queue_id.split("/")
+        return cls(game, variant, int(seats), rated == "rated", int(turn) or None)
 
 
 class QuickMatch:
@@ -100,15 +101,18 @@ class QuickMatch:
 
     # -- operations ------------------------------------------------------------------------
 
-    def queue(self, game: str, variant: str | None, seats: int | None, rated: bool) -> Queue:
+    def queue(self, game: str, variant: str | None, seats: int | None, rated: bool,
+              turn_seconds: int | None = None) -> Queue:
         """The queue for a request, checked as a match creation would be: raises UnknownGame or
         InvalidOptions."""
         found = self.store.game(game)
         count = found.min_seats if seats is None else seats
         if not 2 <= count <= pairing.MAX_SEATS:
             raise InvalidOptions(f"A quick match has 2 to {pairing.MAX_SEATS} seats.")
+        if turn_seconds is not None and not 1 <= turn_seconds <= 86400:
+            raise InvalidOptions("turn_seconds is 1 to 86400.")
         options = found.check_options(variant, None, count)
-        return Queue(found.id, options["variant"], count, rated)
+        return Queue(found.id, options["variant"], count, rated, turn_seconds)
 
     async def join(self, player_id: str, queue: Queue, bots_after: int | None = None) -> dict[str, Any]:
         """Wait in ``queue``; pairs at once if others fit. Returns the player's quick-match status.
@@ -148,7 +152,8 @@ class QuickMatch:
             queue = Queue.parse(queue_id)
             since = await self.redis.hget(self.keys(queue)[1], player_id)
             status["queue"] = {"game": queue.game, "variant": queue.variant, "seats": queue.seats,
-                               "rated": queue.rated, "since": int(since) if since else None}
+                               "rated": queue.rated, "turn_seconds": queue.turn_seconds,
+                               "since": int(since) if since else None}
             if since is None:
                 status["status"] = "pairing"  # in a group whose match is being made
         return status
@@ -168,7 +173,7 @@ class QuickMatch:
         match_id = await self.redis.hget(made, group_id)
         if match_id is None:
             match = await self.store.create(queue.game, variant=queue.variant, seats=queue.seats, rated=queue.rated,
-                                            listed=False)
+                                            turn_seconds=queue.turn_seconds, listed=False)
             await self.redis.hsetnx(made, group_id, match.id)
             match_id = await self.redis.hget(made, group_id)  # a concurrent maker's match wins; ours expires
         order = list(range(queue.seats))

@@ -184,7 +184,7 @@ def test_ratings_far_apart_wait_until_the_window_widens_and_bots_fill_after_the_
     time.sleep(2.5)  # the worker sweeps every second: 30 points apart is far beyond a 2 s window
     assert one.get("/v1/quick-match", headers=bearer(weak)).json()["status"] == "waiting"
     # as if they had waited a minute: the windows reach their widest, and the next sweep pairs them
-    since = f"{key_prefix}:qm:{{qm:spells-and-potions/{variant}/2/rated}}:since"
+    since = f"{key_prefix}:qm:{{qm:spells-and-potions/{variant}/2/rated/0}}:since"
     for player_id in (weak_id, strong_id):
         raw.hset(since, player_id, int(time.time() * 1000) - 61_000)
     status = _until(lambda: (s := one.get("/v1/quick-match", headers=bearer(weak)).json())["status"] == "matched"

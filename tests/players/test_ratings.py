@@ -5,6 +5,7 @@ ratings; the pure ranking rules."""
 from __future__ import annotations
 
 import asyncio
+import time
 import json
 
 import pytest
@@ -122,3 +123,17 @@ def test_standings_rules():
     new = rate({p: Rating() for p in "abcd"}, places)
     assert new["a"].mu > 25 and new["c"].mu > 25 and new["b"].mu < 25 and new["d"].mu < 25
     assert new["a"].ordinal < new["a"].mu  # the conservative rating leaderboards rank on
+
+
+def test_losing_on_time_in_a_rated_match_loses_it(client, new_player, drain):
+    (a_id, a), (b_id, b) = new_player(), new_player()
+    ask = {"game": "high-card", "rated": True, "turn_seconds": 1}
+    assert client.post("/v1/quick-match", json=ask, headers=bearer(a)).json()["status"] == "waiting"
+    match_id = client.post("/v1/quick-match", json=ask, headers=bearer(b)).json()["last"]["match_id"]
+    legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(a)).json()
+    client.post(f"/v1/matches/{match_id}/actions", json={"action": legal["actions"][0]},
+                headers={**bearer(a), "If-Match": f'"{legal["version"]}"'})
+    time.sleep(1.5)  # b lets the turn time out
+    drain(scheduler=True)  # the timer plays b's default, records b abandoned, and the players job rates
+    late, waiting = _rating(client, b_id), _rating(client, a_id)
+    assert late is not None and late["losses"] == 1 and waiting["wins"] == 1
