@@ -24,6 +24,7 @@ from strawberry.types import Info
 from service.engine import BOARD_SEAT_NOTE as BOARD_NOTE, RESULT_CAUSE, Game, InvalidOptions, RuleError, seeds
 from service.store import Match, MatchStore, StoreError
 from service.store.bots import add_bot as store_add_bot, create_match as store_create_match
+from service.store.tickets import StreamTickets
 from service.store.records import match_record as store_match_record
 
 from . import live, problems
@@ -400,6 +401,16 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         seat: int
         match: MatchType
 
+    @strawberry.type(description="A ticket for your seat's live stream in a browser, whose EventSource cannot send "
+                                 "a token: open `eventsUrl` (REST Server-Sent Events) once, within `expiresIn` "
+                                 "seconds. Never put the seat token itself in a URL.")
+    class StreamTicket:
+        ticket: str
+        match_id: strawberry.ID
+        seat: int
+        expires_in: int = strawberry.field(description="Seconds the ticket is good for.")
+        events_url: str = strawberry.field(description="The stream's path, the ticket in its query string.")
+
     @strawberry.type(description="One step of a replay: the state after an accepted action, as the replay's "
                                  "reader may see it (version 0: the set-up).")
     class ReplayFrame:
@@ -472,6 +483,8 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
                          P.NoSuchSeat, P.InvalidToken, P.NotYourSeat)
     LeaveSeatResult = union("LeaveSeatResult", SeatLeft, P.MatchNotFound, P.TokenRequired, P.InvalidToken,
                             P.NotYourSeat)
+    CreateStreamTicketResult = union("CreateStreamTicketResult", StreamTicket, P.MatchNotFound,
+                                     P.TokenRequired, P.InvalidToken)
     StartReplayResult = union("StartReplayResult", ReplayJob, P.MatchNotFound, P.MatchNotFinished, P.NoSuchSeat)
     ReplayLookup = union("ReplayLookup", ReplayJob, P.ReplayNotFound)
     JoinMatchResult = union("JoinMatchResult", SeatJoined, P.MatchNotFound, P.SeatTaken, P.MatchFull, P.NoSuchSeat,
@@ -499,6 +512,10 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         match_id: strawberry.ID
         seat: Optional[int] = strawberry.field(default=None, description="The seat you hold (checked against the "
                                                                          "token); absent: the token's seat.")
+
+    @strawberry.input
+    class CreateStreamTicketInput:
+        match_id: strawberry.ID
 
     @strawberry.input
     class StartReplayInput:
@@ -670,6 +687,17 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
             except StoreError as error:
                 return problems.problem_for(error)
             return SeatLeft(seat=seat, match=MatchType(record=record, my_seat=None))
+
+        @strawberry.mutation(description="A short-lived, single-use ticket for the bearer token's seat stream "
+                                         "(`GET /v1/matches/{id}/events?ticket=...`), for a browser's EventSource.")
+        async def create_stream_ticket(self, info: Info, input: CreateStreamTicketInput) -> CreateStreamTicketResult:
+            tickets: StreamTickets = info.context["request"].app.state.tickets
+            try:
+                issued = await tickets.issue(input.match_id, info.context["token"])
+            except StoreError as error:
+                return problems.problem_for(error)
+            return StreamTicket(ticket=issued.ticket, match_id=issued.match_id, seat=issued.seat,
+                                expires_in=issued.expires_in, events_url=issued.events_url)
 
         @strawberry.mutation(description="Start the replay of a finished match; poll `replay(id)` for it.")
         async def start_replay(self, info: Info, input: StartReplayInput) -> StartReplayResult:

@@ -36,6 +36,7 @@ from service.static import routes as page_routes
 from service.settings import Settings
 from service.store import MatchStore
 from service.store.live import LiveUpdates, StreamLimit
+from service.store.tickets import StreamTickets
 from service.store.idp import verifier_from
 from service.store.players import PlayerStore
 from service.store.quickmatch import QuickMatch
@@ -156,6 +157,7 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
                 socket_timeout=2, socket_connect_timeout=2)
         app.state.live = LiveUpdates(app.state.store)
         app.state.stream_limit = StreamLimit(settings.max_streams_per_token)
+        app.state.tickets = StreamTickets(app.state.store, settings.stream_ticket_ttl)  # browsers' seat streams
         # players: their credentials act for their seats through the store (service/store/players.py)
         app.state.players = PlayerStore(app.state.store, verifier_from(settings))
         app.state.quick_match = QuickMatch(app.state.players, settings.quick_match_bot_level)

@@ -53,6 +53,8 @@ class Settings:
     max_streams_per_token: int = 5
     max_subscriptions_per_connection: int = 10
     max_connections_per_address: int = 50
+    #: Seconds a stream ticket (a browser's way into its seat's stream: service/store/tickets.py) is good for.
+    stream_ticket_ttl: int = 30
     #: Bots (docs/bots.md): seconds a bot seat may stay to act before the watchdog
     #: re-enqueues its job, milliseconds a bot waits before it acts (the pace a
     #: human opponent sees), and whether ``serve`` without REDIS_URL starts a worker.
@@ -126,6 +128,7 @@ class Settings:
                                                   cls.max_subscriptions_per_connection),
             max_connections_per_address=_int("GRIMOIRE_MAX_CONNECTIONS_PER_ADDRESS",
                                              cls.max_connections_per_address),
+            stream_ticket_ttl=_int("GRIMOIRE_STREAM_TICKET_TTL", cls.stream_ticket_ttl),
             bot_watchdog_seconds=float(os.environ.get("GRIMOIRE_BOT_WATCHDOG_SECONDS", cls.bot_watchdog_seconds)),
             bot_delay_ms=_int("GRIMOIRE_BOT_DELAY_MS", cls.bot_delay_ms),
             embedded_worker=os.environ.get("GRIMOIRE_EMBEDDED_WORKER", "1").lower() not in ("0", "false", "no", "off"),

@@ -460,6 +460,15 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
         },
         "BotAdded": {"type": "object", "required": ["seat", "match"],
                      "properties": {"seat": _SEAT, "match": _ref("Match")}},
+        "StreamTicket": {
+            "type": "object", "required": ["ticket", "match_id", "seat", "expires_in", "events_url"],
+            "description": "A ticket for your seat's live stream in a browser (whose EventSource cannot send a "
+                           "token): open `events_url` once, within `expires_in` seconds.",
+            "properties": {"ticket": {"type": "string"}, "match_id": {"type": "string"}, "seat": _SEAT,
+                           "expires_in": {**_COUNT, "description": "Seconds the ticket is good for."},
+                           "events_url": {"type": "string",
+                                          "description": "The stream's path, the ticket in its query string."}},
+        },
         "SeatLeft": {"type": "object", "required": ["seat", "match"],
                      "properties": {"seat": {**_SEAT, "description": "The seat given up, now free."},
                                     "match": _ref("Match")}},
@@ -648,25 +657,40 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
             "responses": {"200": _json(_ref("ReplayJob"), "The replay job."),
                           **_problem_responses("replay_not_found", *_COMMON)},
         }},
+        "/v1/matches/{match_id}/stream-tickets": {"post": {
+            "operationId": "createStreamTicket",
+            "summary": "A short-lived, single-use ticket for your seat's stream, for a browser's EventSource.",
+            "description": "A browser's EventSource cannot send an Authorization header, and a seat token never "
+                           "goes in a URL: open `events_url` (`/v1/matches/{match_id}/events?ticket=...`) instead, "
+                           "once, within `expires_in` seconds (GRIMOIRE_STREAM_TICKET_TTL). The ticket is bound to "
+                           "this match and the token's seat; no request body.",
+            "parameters": [_MATCH_ID], "security": [{"seatToken": []}],
+            "responses": {"201": _json(_ref("StreamTicket"), "The ticket, shown once."),
+                          **_problem_responses("token_required", "invalid_token", "match_not_found", *_ON_MATCH)},
+        }},
         "/v1/matches/{match_id}/events": {"get": {
             "operationId": "matchEvents",
             "summary": "A live stream of accepted actions (Server-Sent Events, or NDJSON), resumable.",
             "description": "SSE: `event: action`, `id` = version, `data` = a StreamUpdate; resume with "
                            "`Last-Event-ID` (or `after`). `Accept: application/x-ndjson` (or `format=ndjson`) "
                            "gives one JSON object per line with `type` = action | keepalive | end. The stream "
-                           "ends with an `end` message whose `reason` is finished, shutdown or slow_consumer.",
+                           "ends with an `end` message whose `reason` is finished, shutdown or slow_consumer. "
+                           "A seat's stream: its token in Authorization, or (a browser) a stream ticket in "
+                           "`ticket`, spent by its first use (createStreamTicket); neither: the spectator's.",
             "parameters": [
                 _MATCH_ID,
                 {"name": "after", "in": "query", "schema": {**_COUNT, "default": 0}},
                 {"name": "format", "in": "query", "schema": {"type": "string", "enum": ["sse", "ndjson"]}},
                 {"name": "Last-Event-ID", "in": "header", "schema": {"type": "string", "pattern": "^[0-9]{1,15}$"}},
             ],
-            "security": _AUTH,
+            "security": [{}, {"seatToken": []}, {"streamTicket": []}],  # fresh dicts: no YAML anchors
             "responses": {
                 "200": {"description": "The stream.", "content": {
                     "text/event-stream": {"schema": {"type": "string"}},
                     "application/x-ndjson": {"schema": _ref("StreamUpdate")}}},
-                **_problem_responses("match_not_found", "invalid_token", "too_many_streams", *_ON_MATCH),
+                **_problem_responses("match_not_found", "invalid_token", "invalid_stream_ticket",
+                                     "stream_ticket_expired", "stream_ticket_used", "stream_ticket_wrong_match",
+                                     "too_many_streams", *_ON_MATCH),
             },
         }},
         "/v1/turns": {"get": {
@@ -714,6 +738,9 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
         "components": {
             "schemas": schemas,
             "securitySchemes": {**players_openapi.SECURITY, "seatToken": {"type": "http", "scheme": "bearer",
-                                              "description": "The token returned when joining a seat."}},
+                                              "description": "The token returned when joining a seat."},
+                                "streamTicket": {"type": "apiKey", "in": "query", "name": "ticket",
+                                                 "description": "A stream ticket (createStreamTicket): "
+                                                                "short-lived, single-use, for one seat's stream."}},
         },
     }

@@ -18,6 +18,12 @@ handed to a bot meanwhile) or ``slow_consumer`` (a client that did not take a
 message within ``GRIMOIRE_STREAM_SEND_TIMEOUT`` seconds is dropped, so it
 cannot make the process buffer without bound).
 
+``POST /v1/matches/{id}/stream-tickets``
+    a short-lived, single-use ticket for the seat token's stream (service/store/tickets.py):
+    ``GET /v1/matches/{id}/events?ticket=...`` is that seat's stream, for a browser's
+    ``EventSource``, which cannot send an ``Authorization`` header. A seat token never goes
+    in a URL.
+
 A non-empty token that holds no seat in the match (another match's, revoked,
 not a token at all) is ``401 invalid_token``, never the spectator's stream.
 Each open stream holds a slot of its tokens' stream limit, released in a
@@ -39,11 +45,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from service.store import MatchStore, StoreError, bearer_token
+from service.store import InvalidToken, MatchStore, StoreError, bearer_token
 from service.store.connect import STORE_UNAVAILABLE
 from service.store.archive import Update
 from service.store.live import Lease, LiveUpdates, StoreUnavailable, guarded, turns, within
+from service.store.tickets import StreamTickets, TicketHolder
 from service.store.tokens import token_match
+from service.wire import JSONResponse
 
 from .problems import problem
 
@@ -277,6 +285,27 @@ def seat_check(store: MatchStore, match_id: str, token: str | None):
     return check
 
 
+def holder_check(store: MatchStore, holder: TicketHolder):
+    """:func:`seat_check` for a stream opened with a ticket: raises InvalidToken once the seat changes hands."""
+
+    async def check() -> None:
+        if not holder.still_holds(await store.get(holder.match_id)):
+            raise InvalidToken("The seat this stream was opened for changed hands (left, or given to a bot).")
+
+    return check
+
+
+async def _ticket_holder(request: Request, match_id: str, ticket: str):
+    """The match and seat a ticket opens a stream for (spending it); raises StoreError if refused."""
+    store: MatchStore = request.app.state.store
+    holder = await request.app.state.tickets.spend(match_id, ticket)  # no retry: a ticket is spent once
+    match = await guarded(lambda: store.get(match_id), request.app.state.live.timeout)
+    if not holder.still_holds(match):
+        raise InvalidToken("The seat this stream ticket was issued for has changed hands since (left, or given "
+                           "to a bot).")
+    return match, holder
+
+
 async def match_events(request: Request) -> Response:
     store: MatchStore = request.app.state.store
     live: LiveUpdates = request.app.state.live
@@ -285,11 +314,21 @@ async def match_events(request: Request) -> Response:
     if not raw_after.isdigit() or len(raw_after) > 15:
         return problem("malformed_request", "after (or Last-Event-ID) must be a version: a whole number.")
     token = bearer_token(request.headers.get("authorization"))
+    ticket = request.query_params.get("ticket")
+    if ticket is not None and token is not None:
+        return problem("malformed_request", "Send a stream ticket or a seat token, not both.")
     match_id = request.path_params["match_id"]
     try:
-        match, seat = await guarded(lambda: store.read_as(match_id, token), live.timeout)
-        lease = await request.app.state.stream_limit.acquire(store, [token] if token else [],
-                                                             keepalive=settings.stream_keepalive)
+        if ticket is not None:
+            match, holder = await _ticket_holder(request, match_id, ticket)
+            seat, check = holder.seat, holder_check(store, holder)
+            lease = await request.app.state.stream_limit.acquire(
+                store, [], keepalive=settings.stream_keepalive, hashed=((match_id, holder.token_hash),))
+        else:
+            match, seat = await guarded(lambda: store.read_as(match_id, token), live.timeout)
+            check = seat_check(store, match_id, token)
+            lease = await request.app.state.stream_limit.acquire(store, [token] if token else [],
+                                                                 keepalive=settings.stream_keepalive)
     except StoreError as error:
         return _refused(error)
 
@@ -298,8 +337,8 @@ async def match_events(request: Request) -> Response:
     current, game = (match.status, match.version), match.game.id
     del match
 
-    updates = live.follow(match_id, int(raw_after), idle=settings.stream_keepalive,
-                          seat_check=seat_check(store, match_id, token), current=current)
+    updates = live.follow(match_id, int(raw_after), idle=settings.stream_keepalive, seat_check=check,
+                          current=current)
     return EventStream(updates, fmt, settings.stream_send_timeout, live, lease.release, lease=lease,
                        frame=lambda update: action_frame(update, seat, fmt, game))
 
@@ -332,7 +371,19 @@ async def my_turns(request: Request) -> Response:
     return EventStream(items(), _format(request), settings.stream_send_timeout, live, lease.release, lease=lease)
 
 
+async def stream_ticket(request: Request) -> Response:
+    tickets: StreamTickets = request.app.state.tickets
+    try:
+        issued = await tickets.issue(request.path_params["match_id"],
+                                     bearer_token(request.headers.get("authorization")))
+    except StoreError as error:
+        return _refused(error)
+    return JSONResponse({"ticket": issued.ticket, "match_id": issued.match_id, "seat": issued.seat,
+                         "expires_in": issued.expires_in, "events_url": issued.events_url}, status_code=201)
+
+
 routes = [
+    Route("/v1/matches/{match_id}/stream-tickets", stream_ticket, methods=["POST"]),
     Route("/v1/matches/{match_id}/events", match_events, methods=["GET"]),
     Route("/v1/turns", my_turns, methods=["GET"]),
 ]

@@ -579,17 +579,24 @@ class StreamLimit:
         self.held: set[Lease] = set()  # this process's leases not yet given back to Redis
 
     def key(self, store: MatchStore, token: str) -> str:
-        return f"{store.key(token_match(token) or '')}:streams:{hash_token(token)[:32]}"
+        return self.hashed_key(store, token_match(token) or "", hash_token(token))
 
-    async def acquire(self, store: MatchStore, tokens: list[str], *, keepalive: float = 15.0) -> Lease:
-        """A lease on one slot for each token; raises TooManyStreams (holding nothing) at the limit,
+    def hashed_key(self, store: MatchStore, match_id: str, token_hash: str) -> str:
+        """The key of a token known by its hash only (a stream ticket's: service/store/tickets.py)."""
+        return f"{store.key(match_id)}:streams:{token_hash[:32]}"
+
+    async def acquire(self, store: MatchStore, tokens: list[str], *, keepalive: float = 15.0,
+                      hashed: tuple[tuple[str, str], ...] = ()) -> Lease:
+        """A lease on one slot for each token (and each ``(match id, token hash)`` of ``hashed``: the
+        same slots as the tokens'); raises TooManyStreams (holding nothing) at the limit,
         StoreUnavailable if Redis does not answer. ``keepalive``: how often the stream renews it."""
         ttl = max(self.ttl, 3 * keepalive)
         lease = Lease(self, store, [], uuid.uuid4().hex, ttl)
         if not self.limit:
             return lease
+        keys = [self.key(store, t) for t in tokens] + [self.hashed_key(store, m, h) for m, h in hashed]
         try:
-            for key in dict.fromkeys(self.key(store, t) for t in tokens):  # a token listed twice counts once
+            for key in dict.fromkeys(keys):  # a token listed twice counts once
                 now = time.time()
                 taken = await guarded(lambda: store.redis.eval(LEASE_SCRIPT, 1, key, int(now * 1000),
                                                                int((now + ttl) * 1000), self.limit, lease.id), 5.0)
