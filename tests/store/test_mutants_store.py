@@ -243,3 +243,380 @@ async def test_messages_name_the_seat_and_the_levels(store):
     with pytest.raises(UnknownBotLevel) as level:
         await add_bot(store, "any", None, "genius")
     assert level.value.message == "There is no bot level 'genius'; choose one of random, greedy, strong."
+
+
+# -- the log, read across its archive ------------------------------------------------------------------------
+
+
+async def played(store, actions: int, seed: int = 7):
+    """A started high-card match with ``actions`` accepted actions (it ends after 6): id, tokens, the log."""
+    match = await store.create("high-card", seed=seed)
+    _, _, t0 = await store.join(match.id, "Ann")
+    _, _, t1 = await store.join(match.id, "Bob")
+    tokens = [t0, t1]
+    for _ in range(actions):
+        m = await store.get(match.id)
+        seat = m.acting[0]
+        await store.submit(match.id, tokens[seat], m.version, GAME.legal_actions(m.state, seat)[0])
+    return match.id, tokens
+
+
+async def test_the_log_reads_the_same_whatever_part_of_it_is_archived(redis_url, key_prefix):
+    """Every (after, limit) window of a compacted log equals the same window of the whole log: against the
+    stream read alone when it does not start right after ``after``, the archive's entries cut wrong, the
+    rest of the stream read from the wrong version or for too many, and a compaction archiving the wrong
+    entries or at the wrong versions."""
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    whole = MatchStore(client, {GAME.id: GAME}, prefix=f"{key_prefix}:whole", compact_every=0)
+    compacted = MatchStore(client, {GAME.id: GAME}, prefix=f"{key_prefix}:compacted", compact_every=2,
+                           keep_recent=2)
+    try:
+        plain_id, _ = await played(whole, 5)
+        match_id, _ = await played(compacted, 5)
+        upto, archived = archive.decode(await archive.read_raw(compacted, match_id))
+        assert upto == 2 and [v for v, _ in archived] == ["1-0", "2-0"]  # at version 4: all but the 2 newest
+        assert [i for i, _ in await client.xrange(compacted.log_key(match_id))] == ["3-0", "4-0", "5-0"]
+        reference = await whole.log_entries(plain_id, after=0, limit=100)
+        strip = lambda entries: [(i, {k: v for k, v in f.items() if k != "at"}) for i, f in entries]  # noqa: E731
+        assert [i for i, _ in reference] == ["1-0", "2-0", "3-0", "4-0", "5-0"]
+        for after in range(0, 6):
+            for limit in range(1, 7):
+                got = await compacted.log_entries(match_id, after=after, limit=limit)
+                assert strip(got) == strip(reference[after:after + limit]), (after, limit)
+    finally:
+        await client.aclose()
+
+
+async def test_the_finished_match_archives_all_but_the_newest_and_history_reads_it_whole(redis_url, key_prefix):
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    store = MatchStore(client, {GAME.id: GAME}, prefix=f"{key_prefix}:finished", compact_every=4, keep_recent=1)
+    try:
+        match_id, tokens = await played(store, 6)
+        assert (await store.get(match_id)).status == "finished"
+        upto, archived = archive.decode(await archive.read_raw(store, match_id))
+        assert upto == 5 and len(archived) == 5  # compacted at the end though 6 is no multiple of 4
+        history = await store.history(match_id, 0)
+        assert [h.version for h in history] == [1, 2, 3, 4, 5, 6]
+        assert all((h.action is not None) == (h.seat == 0) for h in history)
+        assert [h.version for h in await store.history(match_id, None, after=3, limit=2)] == [4, 5]
+        assert 0 < await client.ttl(store.archive_key(match_id)) <= store.finished_ttl  # goes with the match
+    finally:
+        await client.aclose()
+
+
+async def test_a_compaction_not_due_or_already_done_moves_nothing(redis_url, key_prefix):
+    """Against compact() archiving at a version that does not call for it, or again over what is archived."""
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    store = MatchStore(client, {GAME.id: GAME}, prefix=f"{key_prefix}:due", compact_every=0)
+    try:
+        match_id, _ = await played(store, 5)
+        assert not archive.due(store, 4, False) and not archive.due(store, 4, True)  # 0: never
+        store.compact_every, store.keep_recent = 2, 1
+        assert not await archive.compact(store, match_id, 3, False)  # 3 is no multiple of 2
+        assert await archive.read_raw(store, match_id) is None
+        assert await archive.compact(store, match_id, 4, False)
+        assert archive.decode(await archive.read_raw(store, match_id))[0] == 3
+        assert not await archive.compact(store, match_id, 4, False)  # through 3 is archived already
+        assert not await archive.compact(store, match_id, 2, False)  # behind the archive
+        assert not await archive.compact(store, "no-such-match", 4, False)  # no log
+        assert await archive.compact(store, match_id, 5, True)  # finished: due whatever the version
+        assert [v for v, _ in archive.decode(await archive.read_raw(store, match_id))[1]] == ["1-0", "2-0", "3-0",
+                                                                                             "4-0"]
+    finally:
+        await client.aclose()
+
+
+async def test_overlapping_compactions_of_one_match_lose_nothing(redis_url, key_prefix):
+    """Compactions run in the background, so two of one match overlap: each rereads the archive when the
+    other moved it; the log stays whole and in order."""
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    store = MatchStore(client, {GAME.id: GAME}, prefix=f"{key_prefix}:overlap", compact_every=0)
+    try:
+        match_id, _ = await played(store, 6)
+        store.compact_every, store.keep_recent = 1, 1
+        results = await asyncio.gather(*(archive.compact(store, match_id, v, False) for v in (2, 3, 4, 5, 6)))
+        assert any(results)
+        upto, archived = archive.decode(await archive.read_raw(store, match_id))
+        assert upto == 5 and [v for v, _ in archived] == ["1-0", "2-0", "3-0", "4-0", "5-0"]
+        assert [i for i, _ in await store.log_entries(match_id, after=0, limit=100)] == \
+            ["1-0", "2-0", "3-0", "4-0", "5-0", "6-0"]
+    finally:
+        await client.aclose()
+
+
+def test_an_archive_extended_by_encode_decodes_to_every_entry_in_order():
+    first = archive.encode(2, [("1-0", {"a": "1"}), ("2-0", {"a": "2"})])
+    assert archive.decode(first) == (2, [("1-0", {"a": "1"}), ("2-0", {"a": "2"})])
+    both = archive.encode(3, [("3-0", {"a": "3"})], first)
+    assert archive.decode(both) == (3, [("1-0", {"a": "1"}), ("2-0", {"a": "2"}), ("3-0", {"a": "3"})])
+    assert archive.decode(archive.encode(4, [("4-0", {})], archive.encode(0, []))) == (4, [("4-0", {})])
+    assert archive.decode(None) == (0, []) and archive.decode(b"") == (0, [])
+
+
+def test_an_update_shows_each_seat_its_share_and_nothing_once_the_match_is_over():
+    """Against the acting seat's action shown to others, private events shown to all, the seats to act
+    shown after the end, and one seat's view handed to another."""
+    fields = {"seat": "1", "action": json.dumps({"type": "play", "card": 4}),
+              "events": json.dumps([{"type": "played", "seat": 1},
+                                    {"type": "played_card", "card": 4, "audience": [1]}]),
+              "status": "active", "to_act": "[0]", "at": "1700", "auto": json.dumps({"reason": "timeout"})}
+    update = archive.log_update("m1", "5-0", fields)
+    mine, theirs, spectator = update.for_seat(1), update.for_seat(0), update.for_seat(None)
+    assert mine == {"match_id": "m1", "version": 5, "seat": 1, "action": {"type": "play", "card": 4},
+                    "events": [{"type": "played", "seat": 1}, {"type": "played_card", "card": 4}],
+                    "status": "active", "to_act": [0], "at": 1700, "auto": {"reason": "timeout"}}
+    assert theirs["action"] is None and theirs["events"] == [{"type": "played", "seat": 1}]
+    assert spectator == {**theirs}
+    assert update.for_seat(1) is mine  # shared, worked out once per seat
+    over = archive.log_update("m1", "6-0", {**fields, "status": "finished"})
+    assert over.for_seat(0)["to_act"] == [] and over.for_seat(0)["status"] == "finished"
+    # an entry of an older log (no status, to_act or auto fields)
+    old = archive.log_update("m1", "2-0", {k: fields[k] for k in ("seat", "action", "events", "at")})
+    assert (old.status, old.to_act, old.auto) == ("active", [], None)
+
+
+def test_a_published_update_reads_as_its_log_entry_does():
+    data = {"version": "3", "seat": "0", "action": {"type": "play", "card": 2}, "events": [], "status": "active",
+            "to_act": [1], "at": "99"}
+    update = archive.published_update("m2", data)
+    assert (update.match_id, update.version, update.seat, update.at, update.auto) == ("m2", 3, 0, 99, None)
+    assert archive.published_update("m2", {**data, "auto": {"x": 1}}).auto == {"x": 1}
+
+
+# -- the Redis clients and the replica-wait batch --------------------------------------------------------------
+
+
+async def test_then_wait_runs_the_commands_then_counts_the_replicas_on_one_connection(redis_url, key_prefix):
+    """Against the commands' replies cut or shifted (the WAIT reply among them), errors raised instead of
+    returned, and a failed WAIT not reported as -1."""
+    from service.store.connect import then_wait
+
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    key = f"{key_prefix}:tw"
+    try:
+        replies, acked = await then_wait(client, key, [("SET", key, "1"), ("INCR", key), ("LPUSH", key, "x")], 0, 10)
+        assert replies[:2] == [True, 2] and isinstance(replies[2], Exception)  # WRONGTYPE, as a value
+        assert acked == 0  # no replica: WAIT counts none
+        assert await client.get(key) == "2"
+        _, acked = await then_wait(client, key, [("GET", key)], 0, -1)  # WAIT refuses a negative timeout
+        assert acked == -1
+    finally:
+        await client.aclose()
+
+
+async def test_script_then_wait_loads_a_script_the_server_lost(redis_url, key_prefix):
+    """A Redis restarted (or failed over) has lost its scripts: the commit is sent again after a load."""
+    from service.store.connect import script_then_wait
+
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    key = f"{key_prefix}:stw"
+    script = client.register_script("return redis.call('INCRBY', KEYS[1], ARGV[1])")
+    try:
+        assert await script_then_wait(client, script, [key], [5], 0, 10) == (5, 0)
+        await client.script_flush()
+        assert await script_then_wait(client, script, [key], [2], 0, 10) == (7, 0)
+        broken = client.register_script("return redis.call('NOSUCHCOMMAND')")
+        with pytest.raises(Exception) as refused:
+            await script_then_wait(client, broken, [key], [], 0, 10)
+        assert "NOSUCHCOMMAND".lower() in str(refused.value).lower() or "unknown" in str(refused.value).lower()
+    finally:
+        await client.aclose()
+
+
+def test_a_replica_ack_timeout_says_how_many_confirmed_and_what_to_do():
+    from service.store.connect import ReplicaAckTimeout
+
+    error = ReplicaAckTimeout(2, 1, 300)
+    assert (error.wanted, error.got, error.timeout_ms) == (2, 1, 300)
+    assert str(error).startswith("The action was applied, but 1 of the 2 replica(s) required confirmed it "
+                                 "within 300 ms")
+    assert "same Idempotency-Key" in str(error)
+    assert "but no of the 1 replica(s)" in str(ReplicaAckTimeout(1, None, 5))
+
+
+async def test_the_store_client_queues_a_burst_on_its_bounded_pool(redis_url, key_prefix):
+    """More concurrent commands than connections wait for one (no 'too many connections' error), and the
+    server never sees more connections than the bound."""
+    from service.store.connect import match_redis
+
+    client = match_redis(redis_url, max_connections=2)
+    watcher = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    name = f"{key_prefix}-pool"
+    try:
+        async def slow(i):
+            await client.client_setname(name)
+            return await client.blpop([f"{key_prefix}:never:{i}"], timeout=0.2)
+
+        started = time.monotonic()
+        results = await asyncio.wait_for(asyncio.gather(*(slow(i) for i in range(6))), 30)
+        assert results == [None] * 6 and time.monotonic() - started >= 0.5  # three rounds of two
+        clients = [c for c in await watcher.client_list() if c.get("name") == name]
+        assert 0 < len(clients) <= 2
+        assert await client.get(f"{key_prefix}:none") is None  # decode_responses: str replies
+        await client.set(f"{key_prefix}:str", "é")
+        assert await client.get(f"{key_prefix}:str") == "é"
+    finally:
+        await client.aclose()
+        await watcher.aclose()
+
+
+def test_the_queue_lives_on_a_plain_redis():
+    from service.store.connect import queue_url
+
+    assert queue_url("redis://store", "", False) == "redis://store"
+    assert queue_url("redis://store", "redis://queue", False) == "redis://queue"
+    assert queue_url("redis://cluster", "redis://queue", True) == "redis://queue"
+    with pytest.raises(RuntimeError, match="QUEUE_REDIS_URL"):
+        queue_url("redis://cluster", "", True)
+
+
+async def test_open_store_takes_every_setting(redis_url):
+    from service.settings import Settings
+    from service.store.connect import open_store
+
+    settings = Settings(redis_url=redis_url, key_prefix="kp", finished_ttl=11, idle_ttl=12, idempotency_ttl=13,
+                        lobby_ttl=14, log_compact_every=15, log_keep_recent=16, replica_acks=2, replica_wait_ms=17)
+    store = open_store(settings, {GAME.id: GAME}, on_submit=print)
+    try:
+        assert (store.prefix, store.finished_ttl, store.idle_ttl, store.idempotency_ttl, store.lobby_ttl,
+                store.compact_every, store.keep_recent, store.replica_acks, store.replica_wait_ms,
+                store.on_submit) == ("kp", 11, 12, 13, 14, 15, 16, 2, 17, print)
+        assert await store.ping()
+        other = open_store(settings, {}, url="redis://127.0.0.1:1/0")
+        assert other.redis.connection_pool.connection_kwargs["port"] == 1
+        await other.redis.aclose()
+    finally:
+        await store.redis.aclose()
+
+
+# -- tokens -----------------------------------------------------------------------------------------------------
+
+
+def test_a_token_names_its_match_only_when_shaped_like_one():
+    from service.store.tokens import new_token, token_match
+
+    token = new_token("M1")
+    assert token_match(token) == "M1" and token.startswith("gt.M1.") and len(token.split(".")[2]) >= 43
+    assert new_token("M1") != token
+    for bad in ("gt.M1", "gt..secret", "xx.M1.secret", "gt.M1.secret.more", "", "M1"):
+        assert token_match(bad) is None, bad
+
+
+@pytest.mark.parametrize("header, token", [
+    (None, None), ("", None), ("Bearer abc", "abc"), ("bearer abc", "abc"), ("BEARER  abc ", "abc"),
+    ("Basic abc", ""), ("Bearer", ""), ("Bearer    ", ""), ("Token abc", ""),
+])
+def test_the_bearer_token_of_an_authorization_header(header, token):
+    from service.store.tokens import bearer_token
+
+    assert bearer_token(header) == token
+
+
+# -- the embedded Redis -------------------------------------------------------------------------------------------
+
+
+def test_an_embedded_redis_keeps_its_writes_across_a_restart_on_its_directory(tmp_path):
+    import redis as sync_redis
+
+    from service.store.embedded import EmbeddedRedis
+
+    first = EmbeddedRedis(tmp_path / "data")
+    assert first.url == f"redis://127.0.0.1:{first.port}/0"
+    sync_redis.Redis.from_url(first.url).set("kept", "yes")
+    first.stop()
+    assert first.process.poll() is not None
+    again = EmbeddedRedis(tmp_path / "data", port=first.port)
+    try:
+        assert sync_redis.Redis.from_url(again.url).get("kept") == b"yes"
+        assert (tmp_path / "data" / "redis.log").exists()
+    finally:
+        again.stop()
+    volatile = EmbeddedRedis(tmp_path / "volatile", persist=False)
+    sync_redis.Redis.from_url(volatile.url).set("lost", "yes")
+    volatile.stop()
+    again = EmbeddedRedis(tmp_path / "volatile", port=volatile.port)
+    try:
+        assert sync_redis.Redis.from_url(again.url).get("lost") is None
+    finally:
+        again.stop()
+
+
+def test_stop_process_kills_what_ignores_sigterm(tmp_path):
+    import subprocess
+    import sys
+
+    from service.store.embedded import stop_process
+
+    stubborn = subprocess.Popen([sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, "
+                                 "signal.SIG_IGN); print('ready', flush=True); time.sleep(60)"],
+                                stdout=subprocess.PIPE)
+    assert stubborn.stdout.readline() == b"ready\n"
+    started = time.monotonic()
+    stop_process(stubborn, timeout=0.5)
+    assert stubborn.returncode == -9 and time.monotonic() - started < 10
+    stop_process(stubborn)  # already gone: no error
+    polite = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    stop_process(polite)
+    assert polite.returncode == -15
+
+
+def test_an_embedded_redis_that_cannot_start_says_where_to_look(tmp_path):
+    import socket
+
+    from service.store.embedded import EmbeddedRedis
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))  # bound, not listening: the server cannot have it, a client is refused
+        with pytest.raises(RuntimeError, match="redis.log"):
+            EmbeddedRedis(tmp_path / "busy", port=taken.getsockname()[1])
+
+
+def test_free_port_is_free():
+    import socket
+
+    from service.store.embedded import free_port
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", free_port()))
+
+
+# -- the match store's own defaults and input ---------------------------------------------------------------------
+
+
+async def test_a_store_built_without_settings_uses_the_settings_defaults(redis_url):
+    """MatchStore's keyword defaults (for jobs, tools and tests that build one directly) are the service's."""
+    from service.settings import Settings
+
+    defaults = Settings()
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        store = MatchStore(client, {GAME.id: GAME})
+        assert (store.prefix, store.finished_ttl, store.idle_ttl, store.idempotency_ttl, store.lobby_ttl,
+                store.compact_every, store.keep_recent, store.replica_acks, store.replica_wait_ms) == \
+            (defaults.key_prefix, defaults.finished_ttl, defaults.idle_ttl, defaults.idempotency_ttl,
+             defaults.lobby_ttl, defaults.log_compact_every, defaults.log_keep_recent, defaults.replica_acks,
+             defaults.replica_wait_ms)
+        assert store.on_submit is None and store.listeners == [] and not store.compact_in_background
+        assert MatchStore(client, {}, keep_recent=0).keep_recent == 1  # the newest entry always stays in the stream
+    finally:
+        await client.aclose()
+
+
+async def test_whole_floats_are_whole_numbers_and_key_order_does_not_matter(store):
+    """An action sent as ``{"card": 3.0}`` is the action ``{"card": 3}`` (JSON Schema's integers): applied,
+    logged and fingerprinted as such, nested too; and an idempotent repeat with its keys in another order is
+    the same request."""
+    from service.store.matches import canonical
+
+    assert canonical({"a": [1.0, {"b": 2.5, "c": 4.0}], "d": True, "e": None}) == \
+        {"a": [1, {"b": 2.5, "c": 4}], "d": True, "e": None}
+    assert type(canonical(3.0)) is int and type(canonical([3.0])[0]) is int
+    match = await store.create("high-card", seed=1)
+    _, _, t0 = await store.join(match.id, "Ann")
+    _, _, t1 = await store.join(match.id, "Bob")
+    card = (await store.get(match.id)).state["hands"][0][0]
+    first = await store.submit(match.id, t0, 0, {"type": "play", "card": float(card)}, "k")
+    again = await store.submit(match.id, t0, 0, {"card": card, "type": "play"}, "k")
+    assert again.duplicate and again.version == first.version == 1
+    [(_, fields)] = await store.log_entries(match.id)
+    assert fields["action"] == json.dumps({"card": card, "type": "play"}, separators=(",", ":"))
