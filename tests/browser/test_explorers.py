@@ -55,6 +55,25 @@ def test_graphiql_runs_a_query_with_other_hosts_blocked(offline_context, browser
     assert_self_contained(context)
 
 
+def test_graphiql_subscribes_over_its_websocket_under_the_pages_policy(offline_context, browser_server):
+    bots = [{"seat": 0, "level": "random"}, {"seat": 1, "level": "random"}]
+    created = httpx.post(browser_server + "/v1/matches",
+                         json={"game": "casting-stones", "variant": "basic", "seed": "5", "bots": bots})
+    assert created.status_code == 201, created.text
+    context = offline_context()
+    page = context.new_page()
+    page.goto(browser_server + "/graphql")
+    editor = page.locator(".graphiql-query-editor .CodeMirror")
+    editor.wait_for()
+    subscription = ('subscription { matchEvents(matchId: "%s", after: 0) { __typename '
+                    '... on MatchEvent { version } } }' % created.json()["id"])
+    editor.evaluate("(editor, text) => editor.CodeMirror.setValue(text)", subscription)
+    page.locator(".graphiql-execute-button").click()
+    # the bots' first move arrives over graphql-transport-ws, which the page's connect-src 'self' allows
+    page.locator(".graphiql-response").get_by_text('"MatchEvent"').wait_for(timeout=30_000)
+    assert_self_contained(context)
+
+
 def test_the_docs_page_lists_every_rest_operation_with_other_hosts_blocked(offline_context, browser_server,
                                                                            screenshot):
     document = yaml.safe_load(httpx.get(browser_server + "/openapi.yaml").text)
