@@ -534,6 +534,8 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         turn_seconds: Optional[int] = strawberry.field(
             default=None, description="A turn timer: a late seat's default move is played after this many seconds.")
         bots: Optional[list[BotSeatInput]] = strawberry.field(default=None, description="Seats given to bots at once.")
+        hot_seat: bool = strawberry.field(default=False, description="One player may hold several seats; else a "
+                                                                      "player gets one seat of the match.")
 
     @strawberry.input
     class JoinMatchInput:
@@ -642,7 +644,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
             try:
                 record = await store_create_match(store, input.game, variant=input.variant, options=options,
                                                   seats=input.seats, seed=seed, turn_seconds=input.turn_seconds,
-                                                  bots=bots)
+                                                  bots=bots, hot_seat=input.hot_seat)
             except (RuleError, StoreError) as error:
                 return problems.problem_for(error)
             return MatchCreated(match=MatchType(record=record, my_seat=None))

@@ -225,6 +225,9 @@ def _game_components(game: Game, schemas: dict[str, Any]) -> dict[str, str]:
                                                 "long."},
                 "bots": {"type": "array", "maxItems": 16, "items": _ref("AddBot"),
                          "description": "Seats given to bots at once."},
+                "hot_seat": {"type": "boolean", "default": False,
+                             "description": "One player may hold several seats (players joining with their player "
+                                            "token); else a player gets one seat of the match."},
             },
         },
         f"{p}LegalActions": {

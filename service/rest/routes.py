@@ -168,7 +168,8 @@ async def create_match(request: Request) -> Response:
     try:
         match = await store_create_match(_store(request), body["game"], variant=body.get("variant"),
                                          options=body.get("options"), seats=body.get("seats"), seed=body.get("seed"),
-                                         turn_seconds=body.get("turn_seconds"), bots=body.get("bots"))
+                                         turn_seconds=body.get("turn_seconds"), bots=body.get("bots"),
+                                         hot_seat=body.get("hot_seat", False))
     except (RuleError, StoreError) as error:
         return _error(error)
     return _with_etag(match_json(match, None), match.version, 201, {"Location": f"/v1/matches/{match.id}"})

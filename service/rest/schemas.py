@@ -41,6 +41,7 @@ class CreateMatchBody(Schema):
     options = fields.Dict(keys=fields.String())
     turn_seconds = WholeNumber(validate=validate.Range(min=1, max=86400))
     bots = fields.List(fields.Nested(lambda: AddBotBody()), validate=validate.Length(max=16))
+    hot_seat = fields.Boolean()  # one player may hold several seats (docs/api.md, "Players")
 
 
 class JoinSeatBody(Schema):

@@ -41,8 +41,9 @@ async def add_bot(store: MatchStore, match_id: str, seat: int | None, level: str
 
 async def create_match(store: MatchStore, game_id: str, *, variant: str | None = None, options: dict | None = None,
                        seats: int | None = None, seed: int | None = None, turn_seconds: int | None = None,
-                       bots: list[dict] | None = None) -> Match:
-    """Create a match with some seats given to bots at once (``bots``: ``[{"seat", "level"}]``).
+                       bots: list[dict] | None = None, hot_seat: bool = False) -> Match:
+    """Create a match with some seats given to bots at once (``bots``: ``[{"seat", "level"}]``);
+    ``hot_seat``: one player may hold several of its seats.
 
     Everything is checked before the match is created: UnknownGame, InvalidOptions,
     UnknownBotLevel, NoSuchSeat (a seat out of range) or SeatTaken (a seat listed twice).
@@ -63,7 +64,7 @@ async def create_match(store: MatchStore, game_id: str, *, variant: str | None =
     if len(bots) > count:
         raise NoSuchSeat(f"This match has {count} seats, not enough for {len(bots)} bots.")
     match = await store.create(game_id, variant=variant, options=options, seats=seats, seed=seed,
-                               turn_seconds=turn_seconds)
+                               turn_seconds=turn_seconds, hot_seat=hot_seat)
     for bot in sorted(bots, key=lambda b: b.get("seat") is None):  # numbered seats first
         match, _seat = await add_bot(store, match.id, bot.get("seat"), bot["level"])
     return match

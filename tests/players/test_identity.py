@@ -132,3 +132,20 @@ def test_a_player_token_cannot_act_in_a_seat_it_does_not_hold(client, new_player
     token_id = alice.split(".")[2]
     client.delete(f"/v1/players/me/tokens/{token_id}", headers=bearer(alice))
     assert client.get(f"/v1/matches/{match_id}", headers=bearer(alice)).status_code == 401
+
+
+def test_a_hot_seat_match_lets_one_player_hold_every_seat_and_act_for_each_in_turn(client, new_player):
+    _, alice = new_player()
+    created = client.post("/v1/matches", json={"game": "high-card", "hot_seat": True, "options": {"rounds": 1}})
+    assert created.status_code == 201, created.text
+    match_id = created.json()["id"]
+    seats = [client.post(f"/v1/matches/{match_id}/seats", json={}, headers=bearer(alice)).json()["seat"]
+             for _ in range(2)]
+    assert sorted(seats) == [0, 1]
+    for expected in (0, 1):  # both seats wait; her token acts for the first of hers the game waits on
+        legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(alice)).json()
+        assert legal["seat"] == expected and legal["actions"]
+        played = client.post(f"/v1/matches/{match_id}/actions", json={"action": legal["actions"][0]},
+                             headers={**bearer(alice), "If-Match": f'"{legal["version"]}"'})
+        assert played.status_code == 200, played.text
+    assert client.get(f"/v1/matches/{match_id}").json()["status"] == "finished"
