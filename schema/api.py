@@ -29,6 +29,7 @@ from service.store.records import match_record as store_match_record
 
 from . import live, problems
 from . import players as player_fields
+from . import collections as collection_fields
 from .errors import MaskUnexpectedErrors, OperationNameRequired, log_errors
 from .cost import max_cost_rule
 from .game_types import GameTypes, action_type_enum, graphql_enum, pascal, screaming
@@ -478,9 +479,9 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
     P = problems
     MatchLookup = union("MatchLookup", MatchType, P.MatchNotFound, P.InvalidToken)
     CreateMatchResult = union("CreateMatchResult", MatchCreated, P.UnknownGame, P.InvalidOptions, P.UnknownBotLevel,
-                              P.NoSuchSeat, P.SeatTaken)
+                              P.NoSuchSeat, P.SeatTaken, P.CollectionRequired)
     AddBotResult = union("AddBotResult", BotAdded, P.UnknownBotLevel, P.MatchNotFound, P.SeatTaken, P.MatchFull,
-                         P.NoSuchSeat, P.InvalidToken, P.NotYourSeat)
+                         P.NoSuchSeat, P.InvalidToken, P.NotYourSeat, P.CollectionRequired)
     LeaveSeatResult = union("LeaveSeatResult", SeatLeft, P.MatchNotFound, P.TokenRequired, P.InvalidToken,
                             P.NotYourSeat)
     CreateStreamTicketResult = union("CreateStreamTicketResult", StreamTicket, P.MatchNotFound,
@@ -489,11 +490,11 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
     ReplayLookup = union("ReplayLookup", ReplayJob, P.ReplayNotFound)
     JoinMatchResult = union("JoinMatchResult", SeatJoined, P.MatchNotFound, P.SeatTaken, P.MatchFull, P.NoSuchSeat,
                             P.AlreadySeated, P.InvalidToken, P.InvalidName,
-                            P.InvalidEntropy)
+                            P.InvalidEntropy, P.PlayerRequired)
     SubmitActionResult = union(
         "SubmitActionResult", ActionAccepted, P.VersionConflict, P.NotYourTurn, P.IllegalAction,
         P.MalformedAction, P.MatchFinished, P.MatchNotStarted, P.MatchNotFound, P.TokenRequired, P.InvalidToken,
-        P.IdempotencyKeyReused)
+        P.IdempotencyKeyReused, P.NotInCollection, P.CollectionRequired)
 
     @strawberry.input(description="A seat given to a bot.")
     class BotSeatInput:
@@ -764,6 +765,8 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
     # players: identity, me, quick match, rematch, ratings (schema/players.py)
     Query, Mutation, Subscription = player_fields.extend(Query, Mutation, Subscription, TurnNotice=TurnNotice,
                                                          MatchStatusEnum=MatchStatusEnum, Result=Result)
+    # collections and trading (schema/collections.py)
+    Query, Mutation = collection_fields.extend(Query, Mutation)
     if catalogue_fields:
         Query = strawberry.type(type("Query", (Query,), {
             "__annotations__": {name: kind for name, (kind, _) in catalogue_fields.items()},

@@ -16,6 +16,7 @@ from service.engine import RuleError
 from service.rest.problems import STATUS
 from service.store import StoreError, VersionConflict as VersionConflictError
 
+from .collection_types import CollectionItems, Trade, items as collection_items, trade as trade_type
 from .game_types import graphql_enum
 
 ProblemCode = graphql_enum(
@@ -74,6 +75,42 @@ AlreadyQueued = _problem("AlreadyQueued", "The player is already waiting for a q
 NotQueued = _problem("NotQueued", "The player is not waiting for a quick match.")
 RematchUnavailable = _problem("RematchUnavailable", "The match is not finished, or the caller did not play it.")
 
+
+@strawberry.type(description="You do not own (enough of) what this needs; `missing` says what, and how many more.")
+class NotInCollection(Problem):
+    missing: CollectionItems
+
+
+@strawberry.type(description="No set of this kind left to open today, and none granted.")
+class NoSetLeft(Problem):
+    next_at: float = strawberry.field(description="When the daily allowance comes back (ms since the epoch).")
+
+
+@strawberry.type(description="The trade is no longer open.")
+class TradeClosed(Problem):
+    trade_status: str = strawberry.field(description="Its status: declined, cancelled, expired, completed...")
+
+
+@strawberry.type(description="The accepted trade could not be made (a party no longer owned its side): nothing "
+                             "moved.")
+class TradeFailed(Problem):
+    trade: Trade
+
+
+CollectionRequired = _problem("CollectionRequired", "The match is played with owned collections and this seat "
+                                                    "(a bot) owns none.")
+CollectionPrivate = _problem("CollectionPrivate", "The player has not made their collection public.")
+UnknownSet = _problem("UnknownSet", "No set has that kind.")
+SetOpenedBefore = _problem("SetOpenedBefore", "The set is one a player opens once, and it was opened.")
+InvalidHand = _problem("InvalidHand", "The hand is not one that can be saved (its name, stones, cards or Casting "
+                                      "Hand).")
+HandNotFound = _problem("HandNotFound", "You have no saved hand of that name (or none at all).")
+TooManyHands = _problem("TooManyHands", "You keep as many saved hands as allowed; delete one.")
+InvalidTrade = _problem("InvalidTrade", "The trade is not one that can be offered.")
+TradeNotFound = _problem("TradeNotFound", "No trade of yours has that id (or it has expired).")
+NotYourTrade = _problem("NotYourTrade", "Only the recipient accepts or declines a trade, only its offerer cancels "
+                                        "it.")
+
 BY_CODE: dict[str, type] = {
     "unknown_game": UnknownGame,
     "invalid_options": InvalidOptions,
@@ -105,6 +142,27 @@ BY_CODE: dict[str, type] = {
     "already_queued": AlreadyQueued,
     "not_queued": NotQueued,
     "rematch_unavailable": RematchUnavailable,
+    "not_in_collection": NotInCollection,
+    "no_set_left": NoSetLeft,
+    "trade_closed": TradeClosed,
+    "trade_failed": TradeFailed,
+    "collection_required": CollectionRequired,
+    "collection_private": CollectionPrivate,
+    "unknown_set": UnknownSet,
+    "set_opened_before": SetOpenedBefore,
+    "invalid_hand": InvalidHand,
+    "hand_not_found": HandNotFound,
+    "too_many_hands": TooManyHands,
+    "invalid_trade": InvalidTrade,
+    "trade_not_found": TradeNotFound,
+    "not_your_trade": NotYourTrade,
+}
+#: The details some problems carry beyond a code and a message (the store error's attribute -> the field).
+_DETAILS = {
+    "not_in_collection": lambda e: {"missing": collection_items(e.missing)},
+    "no_set_left": lambda e: {"next_at": e.next_at},
+    "trade_closed": lambda e: {"trade_status": e.status},
+    "trade_failed": lambda e: {"trade": trade_type(e.trade)},
 }
 
 ALL = (VersionConflict, *BY_CODE.values())
@@ -116,6 +174,7 @@ def problem_for(error: RuleError | StoreError) -> Any:
         return VersionConflict(code=ProblemCode(error.code), message=error.message,
                                current_version=error.current_version)
     if error.code in BY_CODE:
-        return BY_CODE[error.code](code=ProblemCode(error.code), message=error.message)
+        details = _DETAILS[error.code](error) if error.code in _DETAILS else {}
+        return BY_CODE[error.code](code=ProblemCode(error.code), message=error.message, **details)
     # a game's own rule codes are illegal actions, as in REST (409), the game's code kept beside
     return IllegalAction(code=ProblemCode("illegal_action"), message=error.message, rule_code=error.code)

@@ -30,6 +30,7 @@ from service.games import all_games
 from service.rest import routes as rest_routes
 from service.rest.streams import routes as stream_routes
 from service.rest.players import routes as player_routes
+from service.rest.collections import routes as collection_routes
 from service.rest.problems import problem
 from service.play import play_routes
 from service.static import routes as page_routes
@@ -37,6 +38,7 @@ from service.settings import Settings
 from service.store import MatchStore
 from service.store.live import LiveUpdates, StreamLimit
 from service.store.tickets import StreamTickets
+from service.store.collections import attach as attach_collections
 from service.store.idp import verifier_from
 from service.store.players import PlayerStore
 from service.store.quickmatch import QuickMatch
@@ -164,6 +166,9 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
         # players: their credentials act for their seats through the store (service/store/players.py)
         app.state.players = PlayerStore(app.state.store, identity_provider)
         app.state.quick_match = QuickMatch(app.state.players, settings.quick_match_bot_level)
+        # collections players own, trades, and the guard of owned-collection matches (service/store/collections.py)
+        app.state.collections, app.state.trades = attach_collections(app.state.store, settings, app.state.players) \
+            or (None, None)
         await app.state.live.start()
         _end_streams_on_sigterm(app.state.live)
         app.state.jobs, worker = _start_jobs(app.state.store, settings, url, embedded is not None)
@@ -186,6 +191,7 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
             *rest_routes,
             *stream_routes,
             *player_routes,
+            *collection_routes,
             Route("/graphql", graphql, methods=["GET", "POST"]),
             WebSocketRoute("/graphql", graphql),
             Route("/healthz", healthz, methods=["GET"]),

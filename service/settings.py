@@ -99,6 +99,12 @@ class Settings:
     jwt_algorithms: tuple[str, ...] = ("RS256", "ES256", "EdDSA")
     #: The bot level that fills the empty seats of a quick match whose players asked for bots.
     quick_match_bot_level: str = "greedy"
+    #: Collections (docs/api.md, "Collections and trading"): the Refill Sets a player may open per UTC day (an
+    #: operator grants more: ``grimoire grant-refill``), seconds a trade offer stays open unless the offerer
+    #: says otherwise, and seconds a finished trade stays in both players' histories.
+    sets_per_day: int = 1
+    trade_offer_ttl: int = 24 * 3600
+    trade_history_ttl: int = 90 * 24 * 3600
     #: Origins allowed to call the API from a browser (CORS), comma-separated; empty: none.
     cors_origins: tuple[str, ...] = ()
     host: str = "127.0.0.1"
@@ -154,6 +160,9 @@ class Settings:
             jwt_algorithms=tuple(a.strip() for a in os.environ.get("GRIMOIRE_JWT_ALGORITHMS", "").split(",")
                                  if a.strip()) or cls.jwt_algorithms,
             quick_match_bot_level=os.environ.get("GRIMOIRE_QUICK_MATCH_BOT_LEVEL", cls.quick_match_bot_level),
+            sets_per_day=_int("GRIMOIRE_REFILLS_PER_DAY", cls.sets_per_day),
+            trade_offer_ttl=_int("GRIMOIRE_TRADE_OFFER_TTL", cls.trade_offer_ttl),
+            trade_history_ttl=_int("GRIMOIRE_TRADE_HISTORY_TTL", cls.trade_history_ttl),
             cors_origins=tuple(o.strip() for o in os.environ.get("GRIMOIRE_CORS_ORIGINS", "").split(",")
                                if o.strip()),
             host=os.environ.get("GRIMOIRE_HOST", "127.0.0.1"),

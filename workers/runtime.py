@@ -26,6 +26,7 @@ from service.engine import Game
 from service.settings import Settings
 from service.logs import RequestIdJob
 from service.store import MatchStore
+from service.store.collections import attach as attach_collections
 from service.store.connect import open_store
 
 from .dispatch import Dispatcher, queue_names
@@ -55,6 +56,7 @@ class Runtime:
         move a job plays enqueues the next bot move. Both connections are closed on the way out,
         whichever way that is (a job that met an unavailable store leaves no client open)."""
         store = open_store(self.settings, self.games)  # the same configuration as the service's
+        attach_collections(store, self.settings)  # its guard checks what a job brings, as the service's does
         client = store.redis
         if dispatcher is not None:
             store.listeners.append(dispatcher)
@@ -123,6 +125,17 @@ def _quick_match_sweeper(stop: threading.Event, period: float = 1.0) -> None:
             log.exception("quick-match sweep failed; trying again in %.1fs", period)
 
 
+def _trade_sweeper(stop: threading.Event, period: float = 1.0) -> None:
+    """Finish stalled trades every ``period`` seconds (workers/trades.py), until ``stop``."""
+    from .trades import sweep_trades
+
+    while not stop.wait(period):
+        try:
+            sweep_trades()
+        except Exception:
+            log.exception("trade sweep failed; trying again in %.1fs", period)
+
+
 def run_worker(settings: Settings | None = None, *, burst: bool = False, name: str | None = None) -> None:
     """Work the bot, timer and replay queues of this deployment (until SIGTERM, or empty with ``burst``).
 
@@ -140,6 +153,7 @@ def run_worker(settings: Settings | None = None, *, burst: bool = False, name: s
     watchdog = threading.Thread(target=_watchdog, args=(rt, stop), name="grimoire-watchdog", daemon=True)
     watchdog.start()
     threading.Thread(target=_quick_match_sweeper, args=(stop,), name="grimoire-quick-match", daemon=True).start()
+    threading.Thread(target=_trade_sweeper, args=(stop,), name="grimoire-trades", daemon=True).start()
     log.info("worker %s on %s (queues %s)", worker.name, rt.queue_url.split("@")[-1], ", ".join(names.values()))
     try:
         worker.work(burst=burst, with_scheduler=True, logging_level="WARNING")

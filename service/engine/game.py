@@ -81,12 +81,15 @@ import json
 import marshal
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import jsonschema
 
 from .rng import Rng
 from .errors import IllegalAction, InvalidOptions, MalformedAction, MatchFinished, NotYourTurn
+
+if TYPE_CHECKING:
+    from .collectibles import Collectibles
 
 State = dict[str, Any]
 Action = dict[str, Any]
@@ -194,6 +197,9 @@ class Game:
     schema: dict[str, Any] = {}
     #: Reference data the game publishes (stone charts, card lists).
     catalogues: tuple[Catalogue, ...] = ()
+    #: What a game with collectibles tells the service (service/engine/collectibles.py): sets players open,
+    #: what an action needs them to own, collectors' views. None: the game has none.
+    collectibles: "Collectibles | None" = None
     #: The version of the game's rules (each game reads it from its package's ``rules_version.json``), a
     #: string that changes whenever the game's behaviour does. Every match records it at creation and is
     #: then played only by a process that has that version (docs/operations.md, "Rolling out a rules change").

@@ -531,7 +531,7 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                             "GetMatch": {"operationId": "getMatch", "parameters": {"match_id": "$response.body#/id"}},
                         }},
                 **_problem_responses("unknown_game", "invalid_options", "unknown_bot_level", "no_such_seat",
-                                     "seat_taken", "unsupported_media_type", *_COMMON),
+                                     "seat_taken", "collection_required", "unsupported_media_type", *_COMMON),
             },
         }},
         "/v1/matches/{match_id}": {"get": {
@@ -549,8 +549,8 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                         "links": {"SubmitAction": {"operationId": "submitAction",
                                                    "parameters": {"match_id": "$request.path.match_id"}}}},
                 **_problem_responses("match_not_found", "seat_taken", "match_full", "no_such_seat",
-                                     "already_seated", "invalid_entropy", "invalid_token", "unsupported_media_type",
-                                     *_ON_MATCH),
+                                     "already_seated", "invalid_entropy", "invalid_token", "player_required",
+                                     "collection_required", "unsupported_media_type", *_ON_MATCH),
             },
         }},
         "/v1/matches/{match_id}/seats/{seat}": {"delete": {
@@ -589,7 +589,8 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                 **_problem_responses("token_required", "invalid_token", "match_not_found", "not_your_turn",
                                      "match_finished", "match_not_started", "version_conflict", "illegal_action",
                                      "malformed_action", "idempotency_key_reused", "precondition_required",
-                                     "unsupported_media_type", *_ON_MATCH),
+                                     "not_in_collection", "collection_required", "unsupported_media_type",
+                                     *_ON_MATCH),
             },
         }},
         "/v1/lobby": {"get": {
@@ -635,8 +636,8 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
             "responses": {
                 "201": _json(_ref("BotAdded"), "The bot holds the seat.", _ETAG),
                 **_problem_responses("unknown_bot_level", "match_not_found", "seat_taken", "match_full",
-                                     "no_such_seat", "invalid_token", "not_your_seat", "unsupported_media_type",
-                                     *_ON_MATCH),
+                                     "no_such_seat", "invalid_token", "not_your_seat", "collection_required",
+                                     "unsupported_media_type", *_ON_MATCH),
             },
         }},
         "/v1/matches/{match_id}/replays": {"post": {
@@ -728,6 +729,10 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
 
     schemas.update(players_openapi.components())
     paths.update(players_openapi.paths())
+    from . import collections_openapi  # collections and trading (service/rest/collections.py)
+    schemas.update(collections_openapi.components())
+    schemas["Problem"]["properties"].update(collections_openapi.problem_properties())
+    paths.update(collections_openapi.paths())
     return {
         "openapi": "3.1.0",
         "info": {

@@ -10,7 +10,7 @@ as any client. The store stays game- and bot-agnostic: it only records the level
 from __future__ import annotations
 
 from .errors import NoSuchSeat, SeatTaken, UnknownBotLevel
-from .matches import Match, MatchStore
+from .matches import Match, MatchStore, canonical
 
 #: The levels a seat can be given, weakest first (workers/bots/ has one module each).
 BOT_LEVELS: tuple[str, ...] = ("random", "greedy", "strong")
@@ -63,6 +63,10 @@ async def create_match(store: MatchStore, game_id: str, *, variant: str | None =
             taken.add(seat)
     if len(bots) > count:
         raise NoSuchSeat(f"This match has {count} seats, not enough for {len(bots)} bots.")
+    if bots:
+        options_in_full = game.check_options(variant, canonical(options), count)
+        for guard in store.guards:  # e.g. owned collections: a bot owns none (service/store/collections.py)
+            guard.check_bots(game, options_in_full)
     match = await store.create(game_id, variant=variant, options=options, seats=seats, seed=seed,
                                turn_seconds=turn_seconds, hot_seat=hot_seat)
     for bot in sorted(bots, key=lambda b: b.get("seat") is None):  # numbered seats first

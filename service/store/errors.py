@@ -170,3 +170,93 @@ class RulesVersionUnavailable(Exception):
         self.message = (f"This match plays {game_id} rules version {rules_version}, which this server does not "
                         f"have (it has {', '.join(installed) or 'none'}); try again: another server may.")
         super().__init__(self.message)
+
+
+# -- collections and trading (service/store/collections.py, trades.py) ---------------------------------------
+
+
+class NotInCollection(StoreError):
+    """Items a player does not own (enough of): ``missing`` lists them as the APIs do, kind ->
+    ``[{"id", "count"}]`` (the count: how many more the player would need)."""
+
+    code = "not_in_collection"
+
+    def __init__(self, message: str, missing: dict[str, list[dict]]):
+        super().__init__(message)
+        self.missing = missing
+
+
+class CollectionRequired(StoreError):
+    """A seat with no player (a bot) in a match played with owned collections."""
+
+    code = "collection_required"
+
+
+class CollectionPrivate(StoreError):
+    code = "collection_private"
+
+
+class UnknownSetKind(StoreError):
+    code = "unknown_set"
+
+
+class SetOpenedBefore(StoreError):
+    """A set a player opens once (the starter), opened again."""
+
+    code = "set_opened_before"
+
+
+class NoSetLeft(StoreError):
+    """No set of that kind left to open today, and none granted: ``next_at`` (ms) is when one comes back."""
+
+    code = "no_set_left"
+
+    def __init__(self, message: str, next_at: int):
+        super().__init__(message)
+        self.next_at = next_at
+
+
+class InvalidHand(StoreError):
+    code = "invalid_hand"
+
+
+class HandNotFound(StoreError):
+    code = "hand_not_found"
+
+
+class TooManyHands(StoreError):
+    code = "too_many_hands"
+
+
+class InvalidTrade(StoreError):
+    code = "invalid_trade"
+
+
+class TradeNotFound(StoreError):
+    code = "trade_not_found"
+
+
+class NotYourTrade(StoreError):
+    """A trade acted on by a player who is not the party that may (only its recipient accepts)."""
+
+    code = "not_your_trade"
+
+
+class TradeClosed(StoreError):
+    """A trade no longer open: accepted, declined, cancelled, failed or expired (``status`` says which)."""
+
+    code = "trade_closed"
+
+    def __init__(self, message: str, status: str):
+        super().__init__(message)
+        self.status = status
+
+
+class TradeFailed(StoreError):
+    """An accepted trade that could not be made (a party no longer owned its side): nothing moved."""
+
+    code = "trade_failed"
+
+    def __init__(self, message: str, trade: dict):
+        super().__init__(message)
+        self.trade = trade

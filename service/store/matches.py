@@ -218,6 +218,13 @@ class MatchStore:
         #: Player credentials (player tokens, an identity provider's JWTs): service/store/players.py
         #: sets it; without it only seat tokens act.
         self.players = None
+        #: Checks that may refuse a match's creation, a join or an accepted action before it is written:
+        #: ``check_create(game, options, rated)``, ``check_bots(game, options)`` (service/store/bots.py),
+        #: ``async check_join(match_id, player, bot)`` and
+        #: ``async check_action(match, seat, action)``; quick match (quickmatch.py) asks them too,
+        #: ``async check_queue(player, game, options, rated, bots_after)`` and ``async match_made(match_id)``
+        #: (service/store/collections.py: owned collections).
+        self.guards: list = []
 
     async def _notify(self, match: "Match") -> None:
         for listener in self.listeners:
@@ -274,6 +281,8 @@ class MatchStore:
         game = self.game(game_id)
         seats = game.min_seats if seats is None else seats
         full_options = game.check_options(variant, canonical(options), seats)
+        for guard in self.guards:
+            guard.check_create(game, full_options, rated)
         # Fair play (docs/fairness.md): without a seed the match commits to a fresh server seed and is
         # dealt when its last seat joins (_deal_if_due); a creator's seed sets it up now, and it says so.
         if seed is None:
@@ -361,6 +370,8 @@ class MatchStore:
         """
         if seat is not None and seat < 0:
             raise NoSuchSeat(f"This match has no seat {seat}.")
+        for guard in self.guards:
+            await guard.check_join(match_id, player, bot)
         entropy, generated = await self._entropy(match_id, entropy)
         token = new_token(match_id)
         info = {"name": name, "token": hash_token(token), "joined": _now_ms(), "entropy": entropy}
@@ -537,6 +548,8 @@ class MatchStore:
                 record = {"fingerprint": fingerprint, "code": error.code, "message": error.message}
                 await self.redis.set(idem_key, _dumps(record), ex=self.idempotency_ttl, nx=True)
             raise
+        for guard in self.guards:  # the rules accepted it; a guard may still refuse it (nothing is written)
+            await guard.check_action(match, seat, action)
         result = match.game.result(state)
         status = "finished" if result is not None else "active"
         now = _now_ms()

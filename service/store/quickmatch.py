@@ -118,6 +118,10 @@ class QuickMatch:
         """Wait in ``queue``; pairs at once if others fit. Returns the player's quick-match status.
         Raises AlreadyQueued if the player waits in a queue already."""
         player = await self.players.get(player_id)
+        game = self.store.game(queue.game)
+        for guard in self.store.guards:  # the match store's guards (owned collections: a saved hand, no bots)
+            await guard.check_queue(player_id, game, game.check_options(queue.variant, None, queue.seats),
+                                    queue.rated, bots_after)
         if not await self.redis.set(self.waiting_key(player_id), queue.id, nx=True):
             raise AlreadyQueued("You are already waiting for a quick match; leave that queue first.")
         try:
@@ -193,6 +197,8 @@ class QuickMatch:
                     await add_bot(self.store, match_id, seat, self.bot_level)
                 except SeatTaken:
                     pass  # a concurrent maker gave it its bot
+        for guard in self.store.guards:  # e.g. each player's saved hand brought (owned collections)
+            await guard.match_made(match_id)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hdel(groups, group_id)
             pipe.hdel(made, group_id)

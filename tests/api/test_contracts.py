@@ -186,6 +186,7 @@ def test_create_match_documents_exactly_the_problems_it_returns(client):
         {"json": {"game": "high-card", "bots": [{**bot, "seat": 2}]}},
         {"json": {"game": "high-card", "bots": [bot, bot, bot]}},
         {"json": {"game": "high-card", "bots": [{**bot, "seat": 0}, {**bot, "seat": 0}]}},
+        {"json": {"game": "casting-stones", "variant": "advanced", "bots": [bot]}},  # a bot owns no collection
         {"content": b'{"game": "high-card"}', "headers": {"content-type": "text/plain"}},
     ]
     returned = set()

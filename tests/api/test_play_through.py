@@ -18,6 +18,7 @@ import pytest
 from schema.game_types import RENAME, pascal, screaming
 from service.engine import BOARD_SEAT, Rng
 from service.games import all_games
+from tests.support import open_collection
 
 MAX_ACTIONS = 3000
 
@@ -90,7 +91,8 @@ def game_fragments(game):
 
 @pytest.mark.parametrize("game, variant, seats", list(variants()))
 def test_a_whole_match_through_rest(client, drain, game, variant, seats):
-    created = client.post("/v1/matches", json={"game": game.id, "variant": variant, "seats": seats, "seed": 2024})
+    created = client.post("/v1/matches", json={"game": game.id, "variant": variant, "seats": seats, "seed": 2024,
+                                               "options": open_collection(game, variant, seats)})
     assert created.status_code == 201, created.text
     match_id = created.json()["id"]
     tokens = [client.post(f"/v1/matches/{match_id}/seats", json={"name": f"P{i}"}).json()["token"]
@@ -131,7 +133,8 @@ def test_a_whole_match_through_graphql(client, drain, game, variant, seats):
 
     created = gql("""mutation($input: CreateMatchInput!) { createMatch(input: $input) {
                        __typename ... on MatchCreated { match { id version status } } ... on Problem { code message } } }""",
-                  {"input": {"game": game.id, "variant": variant, "seats": seats, "seed": "2025"}})["createMatch"]
+                  {"input": {"game": game.id, "variant": variant, "seats": seats, "seed": "2025",
+                             "options": open_collection(game, variant, seats)}})["createMatch"]
     assert created["__typename"] == "MatchCreated", created
     match_id = created["match"]["id"]
     tokens = []

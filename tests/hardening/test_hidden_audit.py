@@ -35,6 +35,7 @@ import pytest
 from service.engine import BOARD_SEAT, Rng
 from service.games import all_games
 from tests.games.quidditch.invariants import hidden_ids as quidditch_hidden
+from tests.support import open_collection
 from tests.games.spells_and_potions.helpers import hidden_from as spells_hidden, strings_in
 from tests.workers.test_jobs import log_entries
 
@@ -144,7 +145,8 @@ def subscription_updates(client, game, match_id: str, token: str | None) -> list
 def test_nothing_hidden_reaches_a_reader(client, drain, rq_connection, key_prefix, game_id, variant, seats):
     game = all_games()[game_id]
     hidden_from = HIDDEN[game_id]
-    body = {"game": game_id, "seats": seats, "seed": 7, **({"variant": variant} if variant else {})}
+    body = {"game": game_id, "seats": seats, "seed": 7, **({"variant": variant} if variant else {}),
+            "options": open_collection(game, variant, seats)}
     created = client.post("/v1/matches", json=body)
     assert created.status_code == 201, created.text
     match_id = created.json()["id"]

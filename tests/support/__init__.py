@@ -8,3 +8,12 @@ def app_games_for_tests() -> dict:
     from .high_card import GAME
 
     return {**all_games(), GAME.id: GAME}
+
+
+def open_collection(game, variant: str | None, seats: int | None = None) -> dict:
+    """The options that let anonymous seats and bots play ``variant`` of ``game``: ``open_collection`` where
+    the match would otherwise be played with owned collections (Casting Stones' Advanced Game), else none."""
+    if game.collectibles is None:
+        return {}
+    options = game.check_options(variant, {}, seats or game.min_seats)
+    return {"open_collection": True} if game.collectibles.policy(options) == "owned" else {}

@@ -81,7 +81,7 @@ def play(base_url: str, game: str, variant: str) -> None:
                 return
             action = chosen_action(match) if joined.seat in match.to_act else None
             if action is None:
-                time.sleep(0.02)
+                time.sleep(0.05)  # the bot is thinking: poll gently
                 continue
             if not stale_write_refused and match.version > 0:
                 stale = me.submit_action(SubmitActionInput(matchId=match_id, expectedVersion=match.version - 1,

@@ -81,7 +81,7 @@ def play(http: httpx.Client, new_match: CreateMatch) -> None:
             print("finished", match.game, match.id, match.version, flush=True)
             return
         if joined.seat not in [seat.root for seat in match.to_act]:
-            time.sleep(0.02)
+            time.sleep(0.05)  # the bot is thinking: poll gently
             continue
         answer = http.get(f"/v1/matches/{match_id}/legal-actions", headers=me)
         if answer.status_code != 200:

@@ -74,7 +74,7 @@ def play(base_url: str, body: NewMatch) -> None:
             print("finished", match.game, match.id, match.version, flush=True)
             return
         if joined.seat not in match.to_act:
-            time.sleep(0.02)
+            time.sleep(0.05)  # the bot is thinking: poll gently
             continue
         legal = legal_actions.sync(created.id, client=me)
         if legal is None or isinstance(legal, Problem):

@@ -16,6 +16,11 @@ collection, so it offers :func:`themed_hands` (``hands.json``) and a few
 collections opened from seeded Starter and Refill packs (:func:`open_pack`,
 :func:`generated_collection`, weights in ``packs.json``).
 
+Players also own collections (the service keeps them: service/store/collections.py). For those this
+module says what a Starter or Refill Set a player opens holds (:func:`open_set`, a pure function of
+the opening's recorded seed), what a ``bring`` needs its player to own (:func:`needs`, :func:`missing`)
+and what makes a saved, named hand (:func:`saved_hand_problem`, :func:`saved_hand_action`).
+
 Everything here is pure: the pack generator draws from a :class:`service.engine.Rng`
 seeded by the caller.
 """
@@ -210,3 +215,83 @@ def generated_collection(seed: int, cards_per_player: int = 3, *, stones: int = 
     chosen += [s for s in ranked if s not in chosen][:hand - len(chosen)]
     brought = chosen + [s for s in ranked if s not in chosen][:stones - hand]
     return bring_action(brought, owned_cards[:cards_per_player], chosen)
+
+
+# -- collections players own ------------------------------------------------------------------
+
+#: The two kinds of collectible, as a collection, a trade and a ``not_in_collection`` answer name them.
+STONE_KIND, CARD_KIND = "stones", "cards"
+KINDS = (STONE_KIND, CARD_KIND)
+#: Sets a player can open (000: "Starter Set", "Refill Sets").
+SET_KINDS = (STARTER, REFILL)
+#: Stones and Casting Hand of a saved hand (000, D: "10 Casting Stones and 3 Casting Cards in your Hands";
+#: "Choose 5 Casting Stones for your Casting Hand"), and the fewest cards it may list.
+HAND_STONES, HAND_SIZE, HAND_MIN_CARDS = 10, 5, 3
+
+
+def open_set(seed: int, kind: str) -> dict[str, list[str]]:
+    """What the Starter or Refill Set a player opens holds: ``{"stones": [...], "cards": [...]}``.
+
+    A pure function of the opening's ``seed`` (recorded with it, so anyone can open it again) and ``kind``:
+    :func:`open_pack` on a fresh :class:`~service.engine.Rng` of the match RNG's family, with no owned cards --
+    so a Refill's card is drawn by rarity among the cards that are not starter cards, and a player can
+    open duplicates to trade, as with stones.
+    """
+    if kind not in SET_KINDS:
+        raise ValueError(f"no set kind {kind!r}")
+    return open_pack(Rng(seed), kind)
+
+
+def counts(stones: list[str] = (), cards: list[str] = ()) -> dict[str, dict[str, int]]:
+    """Item lists as counts per kind: ``{"stones": {id: n}, "cards": {id: n}}``."""
+    tally: dict[str, dict[str, int]] = {STONE_KIND: {}, CARD_KIND: {}}
+    for kind, items in ((STONE_KIND, stones), (CARD_KIND, cards)):
+        for item in items:
+            tally[kind][item] = tally[kind].get(item, 0) + 1
+    return tally
+
+
+def unknown_items(items: dict[str, dict[str, int]]) -> list[str]:
+    """The ids in ``items`` (counts per kind) that are no stone or card of the catalogue."""
+    known = {STONE_KIND: STONES, CARD_KIND: CARDS}
+    return [f"{kind[:-1]} {item!r}" for kind in KINDS for item in items.get(kind, {}) if item not in known[kind]]
+
+
+def needs(action: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """What a valid ``bring`` action needs its player to own: one of each stone and card it brings.
+    Bringing does not use them up (000, D: the Hand is built from the collection, not spent)."""
+    return counts(action.get("stones", []), action.get("cards", []))
+
+
+def missing(needed: dict[str, dict[str, int]], owned: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+    """What of ``needed`` ``owned`` lacks, per kind and id (empty kinds kept): all zeros is nothing missing."""
+    return {kind: {item: count - owned.get(kind, {}).get(item, 0)
+                   for item, count in sorted(needed.get(kind, {}).items())
+                   if count > owned.get(kind, {}).get(item, 0)}
+            for kind in KINDS}
+
+
+def saved_hand_problem(stones: Any, cards: Any, hand: Any) -> str | None:
+    """What is wrong with a hand a player saves to bring by name, as a sentence; None when it is one.
+
+    A saved hand is what a ``bring`` of the Advanced Game lists: 10 different stones and the 5 of them in
+    the Casting Hand, with at least 3 different cards in the order the player prefers them (a match of
+    ``cards_per_player`` cards takes the first ones: :func:`saved_hand_action`)."""
+    if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
+        return "List the hand's Casting Cards by id."
+    if not HAND_MIN_CARDS <= len(cards) <= len(CARDS):
+        return (f"A saved hand lists {HAND_MIN_CARDS} to {len(CARDS)} different Casting Cards (000, D: \"3 "
+                f"Casting Cards\"; more for matches played with more), not {len(cards)}.")
+    if not isinstance(stones, list) or not isinstance(hand, list):
+        return "A saved hand lists its stones, its cards and its Casting Hand."
+    action = {"stones": sorted(stones, key=str), "cards": sorted(cards, key=str), "hand": sorted(hand, key=str)}
+    return bring_problem(action, stones=HAND_STONES, cards=len(cards), hand=HAND_SIZE)
+
+
+def saved_hand_action(stones: list[str], cards: list[str], hand: list[str], cards_per_player: int
+                      ) -> dict[str, Any] | None:
+    """The ``bring`` action of a saved hand in a match of ``cards_per_player`` cards (its first ones, in the
+    player's order); None when the hand lists fewer cards than the match is played with."""
+    if len(cards) < cards_per_player:
+        return None
+    return bring_action(stones, cards[:cards_per_player], hand)

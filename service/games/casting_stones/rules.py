@@ -90,7 +90,8 @@ from typing import Any
 
 from service.engine import Action, Catalogue, Event, Game, Rng, State, Variant, load_data
 
-from . import catalogue, collecting, library, victory
+from . import catalogue, collecting, collectors, library, victory
+from .collectibles import StoneCollectibles
 from .determinise import determinise as _determinise
 from .cards import (
     CARDS, LONGEST_STREAK, OF_CARDS, OF_GEMS, OF_STONES, card_entries, conditions_hold, shows_stones, works,
@@ -115,6 +116,9 @@ _FACE_NAMES = {SYMBOL: "symbol", NUMBER: "number", LEANER: "leaner", UNCAST: "un
 _FACE_CODES = {"symbol": SYMBOL, "number": NUMBER}
 #: "Chasers are wild – they can become Character, Artifact or Element Stones as the player wishes." (A)
 WILD_TYPES = (CHARACTER, ARTIFACT, ELEMENT)
+#: Options that are the service's policy, not rules of play (``open_collection``: who may bring what):
+#: kept out of the state, so that a match plays and hashes the same with or without them.
+SERVICE_OPTIONS = ("open_collection",)
 
 #: Stand-ins for per-seat keys a variant's state does not have (read-only).
 _NONE: tuple[tuple, tuple] = ((), ())
@@ -182,6 +186,7 @@ class CastingStones(Game):
         Catalogue("hands", schema["hand"], (), lambda: [
             {"id": h["id"], "title": h["title"], "description": h["description"], "stones": h["action"]["stones"],
              "cards": h["action"]["cards"], "hand": h["action"]["hand"]} for h in collecting.themed_hands()]),
+        Catalogue("chart", schema["chart_entry"], ("rarity",), collectors.chart),
         Catalogue("packs", schema["pack"], (), collecting.open_packs, params={
             "seed": {"type": "integer", "minimum": 0, "maximum": 2**53 - 1, "default": 0},
             "starters": {"type": "integer", "minimum": 0, "maximum": 10, "default": 1},
@@ -189,11 +194,15 @@ class CastingStones(Game):
         }),
     )
 
+    #: Collections players own, sets they open, saved hands (service/engine/collectibles.py).
+    collectibles = StoneCollectibles()
+
     # -- set-up -----------------------------------------------------------------------------
 
     def setup(self, options: dict[str, Any], seats: int, seed: int) -> State:
         rules = VARIANTS[options.get("variant") or self.variants[0].id]
-        opt = {name: options.get(name, prop["default"]) for name, prop in self.options_schema["properties"].items()}
+        opt = {name: options.get(name, prop["default"]) for name, prop in self.options_schema["properties"].items()
+               if name not in SERVICE_OPTIONS}
         rng = Rng.from_seed(seed)
         state = {
             "v": rules.id,

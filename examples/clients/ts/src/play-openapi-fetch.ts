@@ -48,7 +48,7 @@ async function play(baseUrl: string, body: CreateMatch): Promise<void> {
       return;
     }
     if (!match.to_act.includes(seat)) {
-      await pause(20);
+      await pause(50); // the bot is thinking: poll gently
       continue;
     }
     const legal = await me.GET("/v1/matches/{match_id}/legal-actions", { params: { path } });
