@@ -6,6 +6,8 @@
     nice -n 19 .venv/bin/python tests/mutation/run.py limits store    # some of them
     nice -n 19 .venv/bin/python tests/mutation/run.py store --mutants 'service.store.matches.*'   # re-run these
     nice -n 19 .venv/bin/python tests/mutation/run.py store --recheck  # timeouts and survivors, one at a time
+    nice -n 19 .venv/bin/python tests/mutation/run.py store --recheck --mutants 'service.store.embedded.x__die*' \
+        --tests tests/store/test_mutants_store.py::test_x   # mutants whose code runs out of mutmut's sight
     .venv/bin/python tests/mutation/run.py --summary       # the table, from the results so far
     .venv/bin/python tests/mutation/run.py --survivors store   # each survivor's diff
 
@@ -260,12 +262,17 @@ def survivors(modules: list[str]) -> int:
     return 0
 
 
-def recheck(name: str, factor: float) -> int:
-    """Run each timeout and survivor of module ``name`` again, alone, with ``factor`` times mutmut's time.
+def recheck(name: str, factor: float, patterns: list[str], tests: list[str]) -> int:
+    """Run each timeout and survivor of module ``name`` (of those matching ``patterns``, if any) again,
+    alone, with ``factor`` times mutmut's time.
 
     Its selected tests that reach the mutant, fastest first, stopping at the first failure, in a pytest of
     its own in mutants/ with the mutant switched on: a failure is a kill; a pass, a survivor; still out of
     time, a timeout (a real hang). The verdict goes where mutmut keeps its own.
+
+    ``tests`` replaces the tests mutmut mapped, and takes the "no tests" mutants too: code that runs where
+    mutmut cannot see it reach (a ``preexec_fn`` runs in the forked child of a subprocess) is tested by
+    naming the test that exercises it.
     """
     from mutmut.stats import status_by_exit_code
 
@@ -276,15 +283,17 @@ def recheck(name: str, factor: float) -> int:
     tests_of, duration = stats["tests_by_mangled_function_name"], stats["duration_by_test"]
     for _module, meta, data in _results(name):
         for key, code in data["exit_code_by_key"].items():
-            if status_by_exit_code[code] not in ("timeout", "survived"):
+            wanted = ("timeout", "survived", "no tests") if tests else ("timeout", "survived")
+            if status_by_exit_code[code] not in wanted or \
+                    (patterns and not any(fnmatch.fnmatch(key, p) for p in patterns)):
                 continue
-            tests = sorted(tests_of.get(key.partition("__mutmut_")[0], []), key=lambda t: duration.get(t, 0))
-            if not tests:
+            run = tests or sorted(tests_of.get(key.partition("__mutmut_")[0], []), key=lambda t: duration.get(t, 0))
+            if not run:
                 continue
-            limit = factor * (sum(duration.get(t, 0) for t in tests) + 10)
+            limit = factor * (sum(duration.get(t, 0) for t in run) + 10)
             try:
                 result = subprocess.run(
-                    [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:randomly", "--rootdir=.", *tests,
+                    [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:randomly", "--rootdir=.", *run,
                      "-p", "no:cacheprovider", "-m", "not slow"],
                     cwd=ROOT / "mutants", env={**os.environ, "MUTANT_UNDER_TEST": key},
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=limit)
@@ -307,6 +316,8 @@ def main() -> int:
     parser.add_argument("--survivors", action="store_true", help="the modules' survivors and their mutations")
     parser.add_argument("--recheck", action="store_true",
                         help="run the modules' timeouts and survivors again, alone, with ten times the time")
+    parser.add_argument("--tests", nargs="*", default=[],
+                        help="with --recheck: run these tests instead of those mutmut mapped (and on 'no tests' too)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
@@ -321,7 +332,7 @@ def main() -> int:
         return survivors(args.modules)
     if args.recheck:
         for name in args.modules or list(MODULES):
-            recheck(name, factor=10)
+            recheck(name, 10, args.mutants, args.tests)
         return summary()
     for name in args.modules or list(MODULES):
         print(f"== {name}", flush=True)

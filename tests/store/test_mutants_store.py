@@ -620,3 +620,40 @@ async def test_whole_floats_are_whole_numbers_and_key_order_does_not_matter(stor
     assert again.duplicate and again.version == first.version == 1
     [(_, fields)] = await store.log_entries(match.id)
     assert fields["action"] == json.dumps({"card": card, "type": "play"}, separators=(",", ":"))
+
+
+def test_an_embedded_redis_dies_with_the_process_that_started_it(tmp_path):
+    """Even a SIGKILLed service (no atexit) leaves no redis-server behind: the kernel stops it
+    (PR_SET_PDEATHSIG in the child before the exec, where mutmut cannot see a test reach it: run.py --recheck
+    names this test for those mutants)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    parent = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from service.store.embedded import EmbeddedRedis; "
+         f"server = EmbeddedRedis({str(tmp_path / 'orphan')!r}, persist=False); "
+         "print(server.process.pid, flush=True); time.sleep(60)"],
+        stdout=subprocess.PIPE)
+    try:
+        child = int(parent.stdout.readline())
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        try:
+            with open(f"/proc/{child}/stat") as stat:  # a zombie (init reaps it) is gone too
+                if stat.read().split(") ")[1].startswith("Z"):
+                    break
+        except FileNotFoundError:
+            break
+        if time.monotonic() > deadline:
+            os.kill(child, signal.SIGKILL)
+            raise AssertionError("the embedded redis-server outlived the process that started it")
+        time.sleep(0.05)
