@@ -30,10 +30,8 @@ redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', version, 'status', ARGV
            'to_act', ARGV[4], 'result', ARGV[5], 'updated', ARGV[9])
 local entry = {'seat', ARGV[6], 'action', ARGV[7], 'events', ARGV[8], 'at', ARGV[9], 'status', ARGV[3],
                'to_act', ARGV[4]}
-if ARGV[15] and ARGV[15] ~= '' then
+if ARGV[15] and ARGV[15] ~= '' then  -- the chain's new head; the log keeps no hash (records.py recomputes them)
   redis.call('HSET', KEYS[1], 'state_hash', ARGV[15])
-  table.insert(entry, 'hash')
-  table.insert(entry, ARGV[15])
 end
 if ARGV[14] ~= '' then
   table.insert(entry, 'auto')

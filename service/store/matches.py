@@ -7,10 +7,11 @@ One match is a few keys sharing a Redis Cluster hash tag ``{ID}``:
     ``version``, ``status``, ``to_act``, ``result``, ``created``, ``updated``
     and one ``seat:<n>`` field per joined seat (name, token hash, entropy);
     for fair play (docs/fairness.md): ``rules_version``, ``seed_source``,
-    ``seed_commitment``, ``secret_seed`` (never shown before the end),
-    ``state_hash`` (the chain's latest), ``hash0`` (the set-up's),
-    ``entropies`` (fixed at the deal) and ``deal`` (``pending`` until the
-    last seat joins a ``commitment`` match: ``deal.lua``).
+    ``secret_seed`` (never shown before the end; its SHA-256 is the public
+    seed commitment), ``state_hash`` (the head of the chain of state hashes:
+    the log keeps no hash per action, records.py recomputes them and checks
+    them against it), ``entropies`` (fixed at the deal) and ``deal``
+    (``pending`` until the last seat joins a ``commitment`` match: ``deal.lua``).
 ``<prefix>:m:{ID}:log``
     a stream of accepted actions; entry id ``<version>-0``.
 ``<prefix>:m:{ID}:idem:<seat>:<key hash>``
@@ -124,7 +125,6 @@ class Match:
     #: commitment, creator or server (service/engine/seeds.py): a ``creator`` seed was chosen by whoever
     #: created the match, who could foresee every draw; such a match is never rated.
     seed_source: str = "server"
-    seed_commitment: str | None = None
     secret_seed: str | None = None  # secret until the match is finished: show it only as revealed_seed
     state_hash: str | None = None  # the latest hash of the chain; None for matches from before it
     dealt: bool = True  # False while a commitment match waits for its last seat (laid out with a placeholder)
@@ -133,6 +133,11 @@ class Match:
     def acting(self) -> list[int]:
         """The seats the game waits on; none before every seat is taken or after the end."""
         return self.to_act if self.status == "active" else []
+
+    @property
+    def seed_commitment(self) -> str | None:
+        """The SHA-256 of the seed, public from creation; None for a match from before commitments."""
+        return seeds.commitment(self.secret_seed) if self.secret_seed else None
 
     @property
     def revealed_seed(self) -> str | None:
@@ -298,13 +303,12 @@ class MatchStore:
             "game": game.id, "variant": full_options["variant"], "options": _dumps(full_options),
             "seed": seed, "seats": seats, "state": state_json, "version": 0, "status": "waiting",
             "to_act": _dumps(sorted(game.to_act(state))), "result": "", "created": now, "updated": now,
-            "rules_version": game.rules_version, "seed_source": source, "seed_commitment": commitment,
-            "secret_seed": secret,
+            "rules_version": game.rules_version, "seed_source": source, "secret_seed": secret,
         }
         if source == "commitment":
             fields["deal"] = "pending"
         else:
-            fields["state_hash"] = fields["hash0"] = seeds.state_hash(secret, commitment, state_json.encode())
+            fields["state_hash"] = seeds.state_hash(secret, commitment, state_json.encode())
         if turn_seconds is not None:
             fields["turn_seconds"] = turn_seconds
         fields.update({name: 1 for name, on in (("rated", rated), ("hot_seat", hot_seat), ("unlisted", not listed))
@@ -342,7 +346,8 @@ class MatchStore:
         game = self.rules_for(record["game"], record.get("rules_version"))
         infos = [json.loads(raw) for raw in raw_seats]
         entropies = [info.get("entropy", "") for info in infos]
-        secret, commitment = record["secret_seed"], record["seed_commitment"]
+        secret = record["secret_seed"]
+        commitment = seeds.commitment(secret)
         seed = seeds.derive_rng_seed(secret, entropies)
         state = game.setup(json.loads(record["options"]), seats, seed)
         state_json = _dumps(state)
@@ -694,7 +699,6 @@ class MatchStore:
             turn_seconds=int(record["turn_seconds"]) if record.get("turn_seconds") else None,
             rules_version=record.get("rules_version") or LEGACY_RULES_VERSION,
             seed_source=record.get("seed_source") or "server",
-            seed_commitment=record.get("seed_commitment"),
             secret_seed=record.get("secret_seed"),
             state_hash=record.get("state_hash"),
             dealt="deal" not in record,

@@ -11,13 +11,20 @@ hashes of a ``commitment`` match are shown as the match goes, so a player can ke
 final record to them: they are keyed with the secret server seed, so nobody can test guesses of hidden
 cards against them before it is revealed. A ``creator`` match's creator knows its seed, so there they
 are withheld until the end. Matches from before the chain have none (``server``).
+
+The store keeps only the chain's head (``state_hash``, written with each action by commit.lua: a hash
+per log entry would add a fifth to a match's memory). The record recomputes every link by re-applying
+the log from the seed with the match's rules, and refuses to answer unless the last link is the head
+the store wrote as the match was played.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import TYPE_CHECKING, Any
 
+from service.engine import seeds
 from service.engine.seeds import RECORD_FORMAT as FORMAT
 
 if TYPE_CHECKING:
@@ -29,27 +36,49 @@ DISCLOSURES = ("everything", "seat", "public")
 async def match_record(store: "MatchStore", match_id: str, token: str | None) -> dict[str, Any]:
     """The record of a match as the holder of ``token`` (None: a spectator) may see it now."""
     match, seat = await store.read_as(match_id, token)
-    first_hash, entropies = await store.redis.hmget(store.key(match_id), "hash0", "entropies")
+    entropies = await store.redis.hget(store.key(match_id), "entropies")
     entries = await store.log_entries(match_id, after=0, limit=max(match.version, 1))
-    return build_record(match, seat, entries, first_hash, json.loads(entropies) if entropies else None)
+    # re-applying a long match takes a moment of CPU: not on the event loop
+    return await asyncio.to_thread(build_record, match, seat, entries, json.loads(entropies) if entropies else None)
+
+
+class ChainMismatch(RuntimeError):
+    """Re-applying a match's log does not reach the state hash the store wrote: a bug (the rules of its
+    version changed, or were not deterministic), never shown as a record."""
+
+
+def chain(match: "Match", logged: list[tuple[int, dict[str, Any]]]) -> list[str]:
+    """The match's state hashes, the set-up's first, by re-applying ``logged`` ((seat, action) pairs)
+    from its seed; checked against the head the store wrote. Empty for a match without a chain."""
+    if not match.secret_seed or not match.state_hash or not match.dealt:
+        return []
+    game, secret = match.game, match.secret_seed
+    state = game.setup(match.options, len(match.seats), match.seed)
+    hashes = [seeds.state_hash(secret, match.seed_commitment, seeds.dumps(state).encode())]
+    for seat, action in logged:
+        state, _ = game.apply(state, seat, action)
+        hashes.append(seeds.state_hash(secret, hashes[-1], seeds.dumps(state).encode()))
+    if hashes[-1] != match.state_hash:
+        raise ChainMismatch(f"match {match.id}: its log re-applied with {game.id} rules version "
+                            f"{match.rules_version} does not reach the stored state hash at version {match.version}")
+    return hashes
 
 
 def build_record(match: "Match", seat: int | None, entries: list[tuple[str, dict[str, str]]],
-                 first_hash: str | None, entropies: list[dict[str, Any]] | None) -> dict[str, Any]:
+                 entropies: list[dict[str, Any]] | None) -> dict[str, Any]:
     """The record of ``match`` for ``seat`` (None: a spectator) from its raw log ``entries`` (pure)."""
     finished = match.status == "finished"
-    hashes = finished or match.seed_source == "commitment"
-    actions = []
+    logged = []
     for entry_id, fields in entries:
         version = int(entry_id.split("-")[0])
         if version > match.version:  # logged after the match was read: the next read has it
             break
-        acted = int(fields["seat"])
-        actions.append({
-            "version": version, "seat": acted,
-            "action": json.loads(fields["action"]) if finished or acted == seat else None,
-            "state_hash": fields.get("hash") if hashes else None,
-        })
+        logged.append((version, int(fields["seat"]), json.loads(fields["action"])))
+    shown = finished or match.seed_source == "commitment"  # a creator could recompute them: not before the end
+    hashes = chain(match, [(acted, action) for _, acted, action in logged]) if shown else []
+    shown = bool(hashes)
+    actions = [{"version": version, "seat": acted, "action": action if finished or acted == seat else None,
+                "state_hash": hashes[version] if shown else None} for version, acted, action in logged]
     return {
         "format": FORMAT,
         "match_id": match.id,
@@ -63,7 +92,7 @@ def build_record(match: "Match", seat: int | None, entries: list[tuple[str, dict
         "revealed_seed": match.revealed_seed,
         "rng_seed": str(match.seed) if finished else None,
         "entropies": entropies,
-        "initial_state_hash": first_hash if hashes else None,
+        "initial_state_hash": hashes[0] if shown else None,
         "actions": actions,
         "status": match.status,
         "version": match.version,

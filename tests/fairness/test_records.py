@@ -313,6 +313,19 @@ async def test_a_match_from_before_commitments_cannot_be_verified(client, store)
     assert not verdict.ok and verdict.failed_at is None and "predates" in verdict.failure
 
 
+async def test_a_record_is_refused_when_the_log_does_not_reach_the_stored_head(store):
+    """The record recomputes each state hash from the log; the chain's head the store wrote with each action
+    is what holds it to the match as it was played: a log that no longer reaches it gives no record."""
+    from service.store.records import ChainMismatch, match_record
+
+    match, _ = await seated(store, "quidditch")
+    match = await play_out(store, match.id, until=6)
+    assert (await match_record(store, match.id, None))["version"] == 6
+    await store.redis.hset(store.key(match.id), "state_hash", "0" * 64)
+    with pytest.raises(ChainMismatch):
+        await match_record(store, match.id, None)
+
+
 def test_the_record_of_an_unknown_match_is_a_problem(client):
     response = client.get("/v1/matches/nope/record")
     assert response.status_code == 404 and response.json()["code"] == "match_not_found"
