@@ -5,6 +5,7 @@
     nice -n 19 .venv/bin/python tests/mutation/run.py                 # every module, in the order below
     nice -n 19 .venv/bin/python tests/mutation/run.py limits store    # some of them
     nice -n 19 .venv/bin/python tests/mutation/run.py store --mutants 'service.store.matches.*'   # re-run these
+    nice -n 19 .venv/bin/python tests/mutation/run.py store --unkilled  # survivors and untested, after new tests
     nice -n 19 .venv/bin/python tests/mutation/run.py store --recheck  # timeouts and survivors, one at a time
     nice -n 19 .venv/bin/python tests/mutation/run.py store --recheck --mutants 'service.store.embedded.x__die*' \
         --tests tests/store/test_mutants_store.py::test_x   # mutants whose code runs out of mutmut's sight
@@ -262,6 +263,15 @@ def survivors(modules: list[str]) -> int:
     return 0
 
 
+def unkilled(name: str) -> list[str]:
+    """The mutants of module ``name`` that survived or had no test, not named equivalent."""
+    from mutmut.stats import status_by_exit_code
+
+    equivalent = json.loads(EQUIVALENT.read_text()) if EQUIVALENT.exists() else {}
+    return [key for _module, _meta, data in _results(name) for key, code in data["exit_code_by_key"].items()
+            if status_by_exit_code[code] in ("survived", "no tests") and key not in equivalent]
+
+
 def recheck(name: str, factor: float, patterns: list[str], tests: list[str]) -> int:
     """Run each timeout and survivor of module ``name`` (of those matching ``patterns``, if any) again,
     alone, with ``factor`` times mutmut's time.
@@ -316,6 +326,8 @@ def main() -> int:
     parser.add_argument("--survivors", action="store_true", help="the modules' survivors and their mutations")
     parser.add_argument("--recheck", action="store_true",
                         help="run the modules' timeouts and survivors again, alone, with ten times the time")
+    parser.add_argument("--unkilled", action="store_true",
+                        help="run the modules' survivors and 'no tests' mutants again (after tests were added)")
     parser.add_argument("--tests", nargs="*", default=[],
                         help="with --recheck: run these tests instead of those mutmut mapped (and on 'no tests' too)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
@@ -336,8 +348,11 @@ def main() -> int:
         return summary()
     for name in args.modules or list(MODULES):
         print(f"== {name}", flush=True)
+        mutants = args.mutants + (unkilled(name) if args.unkilled else [])
+        if args.unkilled and not mutants:
+            continue
         code = subprocess.call([sys.executable, __file__, "--one", name, "--max-children", str(args.max_children),
-                                "--mutants", *args.mutants], cwd=ROOT)
+                                "--mutants", *mutants], cwd=ROOT)
         if code:
             print(f"mutmut stopped on {name} with exit code {code}", flush=True)
             return code
