@@ -53,7 +53,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from service.engine import Game, IllegalAction, RuleError, events_for, seeds
+from service.engine import Game, IllegalAction, InvalidOptions, RuleError, events_for, seeds
 from service.engine.versions import LEGACY_RULES_VERSION, rules_by_version
 
 from . import archive, lobby
@@ -290,6 +290,8 @@ class MatchStore:
             guard.check_create(game, full_options, rated)
         # Fair play (docs/fairness.md): without a seed the match commits to a fresh server seed and is
         # dealt when its last seat joins (_deal_if_due); a creator's seed sets it up now, and it says so.
+        if seed is not None and rated:  # whoever fixed the seed could foresee every draw
+            raise InvalidOptions("A match whose seed its creator fixed is never rated (docs/fairness.md).")
         if seed is None:
             source, secret, seed = "commitment", seeds.new_server_seed(), seeds.PLACEHOLDER_SEED
         else:

@@ -141,6 +141,17 @@ async def test_a_creator_seed_is_used_as_it_is_set_up_at_once_and_marked(store, 
     assert client.post("/graphql", json={"query": query}).json()["data"]["createMatch"]["match"]["seedSource"] == "CREATOR"
 
 
+async def test_a_creator_seeded_match_is_never_rated(store):
+    """The ratings count only matches whose seed nobody chose: a rated match with a creator's seed is refused,
+    and a rated match without one commits to its seed like any other."""
+    from service.engine import InvalidOptions
+
+    with pytest.raises(InvalidOptions, match="never rated"):
+        await store.create("quidditch", seed=7, rated=True)
+    rated = await store.create("quidditch", rated=True)
+    assert (rated.rated, rated.seed_source) == (True, "commitment")
+
+
 @pytest.mark.parametrize("entropy", ["", "x" * 129, "tab\there", "nul\x00"])
 def test_an_unacceptable_entropy_is_refused_and_nothing_is_written(client, entropy):
     match_id = client.post("/v1/matches", json={"game": "quidditch"}).json()["id"]
