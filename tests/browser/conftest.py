@@ -1,6 +1,6 @@
 """Browser-test fixtures: Debian's Chromium driven by Playwright (Python), a real service to point it at.
 
-* ``chromium_browser`` (session): the system Chromium (``/usr/bin/chromium``, or ``GRIMOIRE_CHROMIUM``);
+* ``chromium_browser`` (module): the system Chromium (``/usr/bin/chromium``, or ``GRIMOIRE_CHROMIUM``);
   Playwright's own browser download is never used (it cannot reach the internet here). Without a
   Chromium, or without the ``playwright`` package, every test using it is skipped with a loud message.
 * ``browser_server`` (session): the base URL of a real uvicorn server (every hosted game, no rate limits)
@@ -58,9 +58,13 @@ def _skip_loudly(why: str) -> None:
     pytest.skip(message)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium_browser():
-    """Playwright's Chromium ``Browser`` running the system Chromium, for the whole session."""
+    """Playwright's Chromium ``Browser`` running the system Chromium, for one test module.
+
+    Not for the session: while Playwright's sync API is started, its event loop counts as running
+    on the main thread, so ``asyncio.run`` (and anyio's test runner) in any later test would fail.
+    A module that drives the browser must not run event loops of its own in the main thread."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:

@@ -47,7 +47,7 @@ def test_graphiql_runs_a_query_with_other_hosts_blocked(offline_context, browser
     page.locator(".graphiql-query-editor .CodeMirror").wait_for()
     page.locator(".graphiql-execute-button").click()
     # the default query lists the games: the answer in the result pane is the server's
-    page.locator(".graphiql-response").get_by_text('"casting-stones"').wait_for(timeout=20_000)
+    page.locator(".graphiql-response").get_by_text('"casting-stones"').wait_for(timeout=60_000)
     shown = json.loads(page.locator(".graphiql-response .CodeMirror").evaluate("editor => editor.CodeMirror.getValue()"))
     listed = httpx.get(browser_server + "/v1/games").json()
     assert [game["id"] for game in shown["data"]["games"]] == [game["id"] for game in listed["games"]]
@@ -70,7 +70,7 @@ def test_graphiql_subscribes_over_its_websocket_under_the_pages_policy(offline_c
     editor.evaluate("(editor, text) => editor.CodeMirror.setValue(text)", subscription)
     page.locator(".graphiql-execute-button").click()
     # the bots' first move arrives over graphql-transport-ws, which the page's connect-src 'self' allows
-    page.locator(".graphiql-response").get_by_text('"MatchEvent"').wait_for(timeout=30_000)
+    page.locator(".graphiql-response").get_by_text('"MatchEvent"').wait_for(timeout=60_000)
     assert_self_contained(context)
 
 
@@ -82,7 +82,7 @@ def test_the_docs_page_lists_every_rest_operation_with_other_hosts_blocked(offli
     context = offline_context()
     page = context.new_page()
     page.goto(browser_server + "/docs")
-    page.locator(".opblock").first.wait_for(timeout=20_000)
+    page.locator(".opblock").first.wait_for(timeout=60_000)
     rendered = (page.locator(".opblock-summary").evaluate_all(
         """blocks => blocks.map(b => [b.querySelector('.opblock-summary-method').textContent,
                                       b.querySelector('.opblock-summary-path').getAttribute('data-path')])"""))
