@@ -657,7 +657,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
             if token and store.players is not None and store.players.claims(token):  # bound to the player
                 try:
                     record, seat, token = await store.players.join(input.match_id, await store.players.identify(token),
-                                                                   input.seat)
+                                                                   input.seat, entropy=input.entropy)
                 except StoreError as error:
                     return problems.problem_for(error)
                 return SeatJoined(seat=seat, token=token, match=MatchType(record=record, my_seat=seat))

@@ -151,7 +151,7 @@ async def join_as_player(request: Request, body: dict) -> Response:
     players = _players(request)
     try:
         match, seat, token = await players.join(request.path_params["match_id"], await _me(request),
-                                                body.get("seat"))
+                                                body.get("seat"), entropy=body.get("entropy"))
     except StoreError as error:
         return _error(error)
     return _with_etag({"seat": seat, "token": token, "match": match_json(match, seat)}, match.version, 201)

@@ -276,13 +276,13 @@ class PlayerStore:
 
     # -- seats --------------------------------------------------------------------------------------
 
-    async def join(self, match_id: str, player_id: str, seat: int | None = None):
+    async def join(self, match_id: str, player_id: str, seat: int | None = None, *, entropy: str | None = None):
         """Take a seat bound to the player (see MatchStore.join), listed in the player's matches first, so
         that a seat is never held without being listed (a listing drops an entry whose seat was not taken)."""
         player = await self.get(player_id)
         added = await self.redis.zadd(self.matches_key(player_id, "active"), {match_id: _now_ms()}, nx=True)
         try:
-            return await self.store.join(match_id, player.name, seat, player=player_id)
+            return await self.store.join(match_id, player.name, seat, player=player_id, entropy=entropy)
         except Exception:
             if added:
                 await self.redis.zrem(self.matches_key(player_id, "active"), match_id)

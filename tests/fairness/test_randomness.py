@@ -141,6 +141,23 @@ async def test_a_creator_seed_is_used_as_it_is_set_up_at_once_and_marked(store, 
     assert client.post("/graphql", json={"query": query}).json()["data"]["createMatch"]["match"]["seedSource"] == "CREATOR"
 
 
+def test_a_seat_bound_to_a_player_brings_its_entropy_too(client):
+    """Joining with a player's credential (REST and GraphQL) takes the entropy as joining with a name does."""
+    import uuid
+
+    players = [client.post("/v1/players", json={"name": f"Fair {uuid.uuid4().hex[:8]}"}).json()["token"]
+               for _ in range(2)]
+    match_id = client.post("/v1/matches", json={"game": "quidditch"}).json()["id"]
+    joined = client.post(f"/v1/matches/{match_id}/seats", json={"entropy": "by REST"}, headers=_auth(players[0]))
+    assert joined.status_code == 201, joined.text
+    mutation = {"query": "mutation($m: ID!) { joinMatch(input: {matchId: $m, entropy: \"by GraphQL\"}) "
+                         "{ __typename } }", "variables": {"m": match_id}}
+    assert client.post("/graphql", json=mutation, headers=_auth(players[1])).json()["data"]["joinMatch"] == {
+        "__typename": "SeatJoined"}
+    record = client.get(f"/v1/matches/{match_id}/record").json()
+    assert [e["entropy"] for e in record["entropies"]] == ["by REST", "by GraphQL"]
+
+
 async def test_a_creator_seeded_match_is_never_rated(store):
     """The ratings count only matches whose seed nobody chose: a rated match with a creator's seed is refused,
     and a rated match without one commits to its seed like any other."""
