@@ -29,8 +29,10 @@ delete ``mutants/mutmut-stats.<module>.json`` and run the module again.
 
 A timeout counts as a kill for mutmut, but on a loaded machine an innocent
 mutant times out too. ``--recheck`` runs each of a module's timeouts (and
-survivors) again, alone, with ten times the time: one that now passes is a
-survivor, one that fails a kill, one that still runs out of time a real hang.
+survivors) again, with a limit of 6 x (its tests' measured time + 10 s), twice
+mutmut's (``--factor``): one
+that now passes is a survivor, one that fails a kill, one that still runs out
+of time a real hang.
 
 ``tests/mutation/equivalent.json`` names the survivors that cannot change
 behaviour: for each, the mutated line as ``--survivors`` shows it and the
@@ -278,9 +280,9 @@ def unkilled(name: str) -> list[str]:
             if status_by_exit_code[code] in ("survived", "no tests") and key not in equivalent]
 
 
-def recheck(name: str, factor: float, patterns: list[str], tests: list[str]) -> int:
+def recheck(name: str, factor: float, patterns: list[str], tests: list[str], parallel: int) -> int:
     """Run each timeout and survivor of module ``name`` (of those matching ``patterns``, if any) again,
-    alone, with ``factor`` times mutmut's time.
+    ``parallel`` at a time, with a limit of ``factor`` x (its tests' measured time + 10 s).
 
     Its selected tests that reach the mutant, fastest first, stopping at the first failure, in a pytest of
     its own in mutants/ with the mutant switched on: a failure is a kill; a pass, a survivor; still out of
@@ -290,6 +292,9 @@ def recheck(name: str, factor: float, patterns: list[str], tests: list[str]) -> 
     mutmut cannot see it reach (a ``preexec_fn`` runs in the forked child of a subprocess) is tested by
     naming the test that exercises it.
     """
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
     from mutmut.stats import status_by_exit_code
 
     os.chdir(ROOT)
@@ -297,29 +302,38 @@ def recheck(name: str, factor: float, patterns: list[str], tests: list[str]) -> 
     _, own = _stats_files(name)
     stats = json.loads(own.read_text())
     tests_of, duration = stats["tests_by_mangled_function_name"], stats["duration_by_test"]
+    wanted = ("timeout", "survived", "no tests") if tests else ("timeout", "survived")
+    work = []
     for _module, meta, data in _results(name):
         for key, code in data["exit_code_by_key"].items():
-            wanted = ("timeout", "survived", "no tests") if tests else ("timeout", "survived")
             if status_by_exit_code[code] not in wanted or \
                     (patterns and not any(fnmatch.fnmatch(key, p) for p in patterns)):
                 continue
             run = tests or sorted(tests_of.get(key.partition("__mutmut_")[0], []), key=lambda t: duration.get(t, 0))
-            if not run:
-                continue
-            limit = factor * (sum(duration.get(t, 0) for t in run) + 10)
-            try:
-                result = subprocess.run(
-                    [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:randomly", "--rootdir=.", *run,
-                     "-p", "no:cacheprovider", "-m", "not slow"],
-                    cwd=ROOT / "mutants", env={**os.environ, "MUTANT_UNDER_TEST": key},
-                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=limit)
-                verdict = SURVIVE if result.returncode == 0 else KILL
-            except subprocess.TimeoutExpired:
-                verdict = TIMEOUT
+            if run:
+                work.append((meta, key, code, run))
+    written = threading.Lock()
+
+    def one(meta: Path, key: str, code: int, run: list[str]) -> None:
+        limit = factor * (sum(duration.get(t, 0) for t in run) + 10)
+        try:
+            result = subprocess.run(
+                [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:randomly", "--rootdir=.", *run,
+                 "-p", "no:cacheprovider", "-m", "not slow"],
+                cwd=ROOT / "mutants", env={**os.environ, "MUTANT_UNDER_TEST": key},
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=limit)
+            verdict = SURVIVE if result.returncode == 0 else KILL
+        except subprocess.TimeoutExpired:
+            verdict = TIMEOUT
+        with written:  # one meta file holds many mutants; another run of mutmut may write it too
             print(f"{status_by_exit_code[code]:9} -> {status_by_exit_code[verdict]:9} {key}", flush=True)
-            fresh = json.loads(meta.read_text())  # another recheck or run may have written it meanwhile
+            fresh = json.loads(meta.read_text())
             fresh["exit_code_by_key"][key] = verdict
             meta.write_text(json.dumps(fresh, indent=4))
+
+    with ThreadPoolExecutor(parallel) as pool:
+        for future in [pool.submit(one, *item) for item in work]:
+            future.result()
     return 0
 
 
@@ -331,7 +345,9 @@ def main() -> int:
     parser.add_argument("--summary", action="store_true", help="the table of results so far")
     parser.add_argument("--survivors", action="store_true", help="the modules' survivors and their mutations")
     parser.add_argument("--recheck", action="store_true",
-                        help="run the modules' timeouts and survivors again, alone, with ten times the time")
+                        help="run the modules' timeouts and survivors again, with more time (--factor)")
+    parser.add_argument("--factor", type=float, default=6.0,
+                        help="with --recheck: the limit is this x (the tests' time + 10 s); mutmut's is 3")
     parser.add_argument("--unkilled", action="store_true",
                         help="run the modules' survivors and 'no tests' mutants again (after tests were added)")
     parser.add_argument("--tests", nargs="*", default=[],
@@ -350,7 +366,7 @@ def main() -> int:
         return survivors(args.modules)
     if args.recheck:
         for name in args.modules or list(MODULES):
-            recheck(name, 10, args.mutants, args.tests)
+            recheck(name, args.factor, args.mutants, args.tests, args.max_children)
         return summary()
     for name in args.modules or list(MODULES):
         print(f"== {name}", flush=True)
