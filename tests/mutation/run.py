@@ -24,15 +24,15 @@ every test would be mapped to it. The selection below is set over the one in
 pyproject.toml (mutmut has no per-path selection of its own). Each module keeps
 its own test-to-function map, and its results survive a change of its selection:
 tests added to it are mapped when they appear and kill what they kill on a
-re-run (``--mutants`` or ``--recheck``); after *removing* tests from a selection,
+re-run (``--unkilled``, ``--mutants`` or ``--recheck``). Tests removed from a
+selection are forgotten, but what they killed stays killed: to be strict,
 delete ``mutants/mutmut-stats.<module>.json`` and run the module again.
 
 A timeout counts as a kill for mutmut, but on a loaded machine an innocent
 mutant times out too. ``--recheck`` runs each of a module's timeouts (and
 survivors) again, with a limit of 6 x (its tests' measured time + 10 s), twice
-mutmut's (``--factor``): one
-that now passes is a survivor, one that fails a kill, one that still runs out
-of time a real hang.
+mutmut's (``--factor``): one that now passes is a survivor, one that fails a
+kill, one that still runs out of time a real hang.
 
 ``tests/mutation/equivalent.json`` names the survivors that cannot change
 behaviour: for each, the mutated line as ``--survivors`` shows it and the
