@@ -489,7 +489,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
     StartReplayResult = union("StartReplayResult", ReplayJob, P.MatchNotFound, P.MatchNotFinished, P.NoSuchSeat)
     ReplayLookup = union("ReplayLookup", ReplayJob, P.ReplayNotFound)
     JoinMatchResult = union("JoinMatchResult", SeatJoined, P.MatchNotFound, P.SeatTaken, P.MatchFull, P.NoSuchSeat,
-                            P.AlreadySeated, P.InvalidToken, P.InvalidName,
+                            P.AlreadySeated, P.InvalidToken, P.PlayerRequired,
                             P.InvalidEntropy, P.PlayerRequired)
     SubmitActionResult = union(
         "SubmitActionResult", ActionAccepted, P.VersionConflict, P.NotYourTurn, P.IllegalAction,
@@ -662,8 +662,8 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
                     return problems.problem_for(error)
                 return SeatJoined(seat=seat, token=token, match=MatchType(record=record, my_seat=seat))
             if input.name is None:
-                return problems.InvalidName(code=problems.ProblemCode("invalid_name"),
-                                            message="Send a name, or join with a player token.")
+                return problems.PlayerRequired(code=problems.ProblemCode("player_required"),
+                                               message="Send a name, or join with a player token.")
             try:
                 record, seat, token = await store.join(input.match_id, input.name, input.seat,
                                                        entropy=input.entropy)

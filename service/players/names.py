@@ -15,6 +15,9 @@ import unicodedata
 MIN_LENGTH = 2
 MAX_LENGTH = 24
 _SEPARATORS = " _-.'"
+#: The rules below as one regular expression, for the API contracts (a valid name matches it; the code's checks
+#: are the reference: a name also has a letter or digit, and its length is counted after NFC normalisation).
+NAME_PATTERN = r"^[^\W_][\w.'-]*( [\w.'-]+)*$"
 _ALLOWED = re.compile(r"^[\w .'-]+$")  # \w: letters and digits of every script, and "_"
 
 

@@ -36,7 +36,7 @@ from service.wire import JSONResponse
 
 from .problems import problem
 from .routes import _body, _error, _token, _with_etag, match_json
-from .schemas import WholeNumber
+from .schemas import JsonBoolean, WholeNumber
 from .streams import EventStream, _format, _refused, seat_check
 
 
@@ -61,7 +61,7 @@ class QuickMatchBody(Schema):
     game = fields.String(required=True, validate=validate.Length(min=1, max=64))
     variant = fields.String(validate=validate.Length(min=1, max=64))
     seats = WholeNumber(validate=validate.Range(min=2, max=4))
-    rated = fields.Boolean(load_default=True)
+    rated = JsonBoolean(load_default=True)
     bots_after = WholeNumber(validate=validate.Range(min=0, max=3600), allow_none=True)
     turn_seconds = WholeNumber(validate=validate.Range(min=1, max=86400), allow_none=True)
 
@@ -126,11 +126,15 @@ async def list_tokens(request: Request) -> Response:
 
 
 async def new_token(request: Request) -> Response:
+    try:
+        player_id = await _me(request)  # who asks before what they ask: 401 comes first
+    except StoreError as error:
+        return _error(error)
     body = await _body(request, NewTokenBody())
     if isinstance(body, Response):
         return body
     try:
-        token, token_id = await _players(request).issue_token(await _me(request), body.get("replace"))
+        token, token_id = await _players(request).issue_token(player_id, body.get("replace"))
     except StoreError as error:
         return _error(error)
     return JSONResponse({"token": token, "token_id": token_id, "replaced": body.get("replace")}, status_code=201)
@@ -219,12 +223,15 @@ def _quick(request: Request) -> QuickMatch:
 
 
 async def join_quick_match(request: Request) -> Response:
+    try:
+        player_id = await _me(request)  # who asks before what they ask: 401 comes first
+    except StoreError as error:
+        return _error(error)
     body = await _body(request, QuickMatchBody())
     if isinstance(body, Response):
         return body
     quick = _quick(request)
     try:
-        player_id = await _me(request)
         queue = quick.queue(body["game"], body.get("variant"), body.get("seats"), body["rated"],
                             body.get("turn_seconds"))
         status = await quick.join(player_id, queue, body.get("bots_after"))
@@ -281,8 +288,8 @@ async def leaderboard(request: Request) -> Response:
     try:
         game = store.game(request.path_params["game_id"])
         variant = request.query_params.get("variant") or game.variant_ids()[0]
-        if variant not in game.variant_ids():
-            return problem("invalid_options", f"{game.title} has no variant {variant!r}.")
+        if variant not in game.variant_ids():  # no such leaderboard: 404, as for a game that is not hosted
+            return problem("not_found", f"{game.title} has no variant {variant!r}, so no leaderboard of it.")
         rows, cursor = await store_leaderboard(_players(request), game.id, variant, *paging)
     except StoreError as error:
         return _error(error)
@@ -291,19 +298,26 @@ async def leaderboard(request: Request) -> Response:
     return JSONResponse({"game": game.id, "variant": variant, "players": rows, "next_cursor": cursor})
 
 
+def _by_method(**handlers):
+    """One endpoint for a path with several methods, so that a 405's ``Allow`` names them all."""
+
+    async def endpoint(request: Request) -> Response:
+        return await handlers[request.method.lower()](request)
+
+    return endpoint
+
+
 routes = [
     Route("/v1/players", create_player, methods=["POST"]),
     Route("/v1/players/me", my_profile, methods=["GET"]),
-    Route("/v1/players/me/tokens", list_tokens, methods=["GET"]),
-    Route("/v1/players/me/tokens", new_token, methods=["POST"]),
+    Route("/v1/players/me/tokens", _by_method(get=list_tokens, post=new_token), methods=["GET", "POST"]),
     Route("/v1/players/me/tokens/{token_id}", revoke_token, methods=["DELETE"]),
     Route("/v1/players/{player_id}", player_profile, methods=["GET"]),
     Route("/v1/me/matches", my_matches, methods=["GET"]),
     Route("/v1/me/turns", my_turns, methods=["GET"]),
-    Route("/v1/quick-match", join_quick_match, methods=["POST"]),
-    Route("/v1/quick-match", quick_match_status, methods=["GET"]),
-    Route("/v1/quick-match", leave_quick_match, methods=["DELETE"]),
-    Route("/v1/matches/{match_id}/rematch", offer_rematch, methods=["POST"]),
-    Route("/v1/matches/{match_id}/rematch", rematch_status, methods=["GET"]),
+    Route("/v1/quick-match", _by_method(post=join_quick_match, get=quick_match_status, delete=leave_quick_match),
+          methods=["GET", "POST", "DELETE"]),
+    Route("/v1/matches/{match_id}/rematch", _by_method(post=offer_rematch, get=rematch_status),
+          methods=["GET", "POST"]),
     Route("/v1/leaderboards/{game_id}", leaderboard, methods=["GET"]),
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.players.names import MAX_LENGTH, MIN_LENGTH
+from service.players.names import MAX_LENGTH, MIN_LENGTH, NAME_PATTERN
 
 from .openapi import _COMMON, _COUNT, _MS, _SEAT, _TO_ACT, _json, _nullable, _problem_responses, _ref
 
@@ -36,10 +36,11 @@ def components() -> dict[str, Any]:
               "provisional": {"type": "boolean", "description": "Fewer than 5 rated matches of this game and "
                                                                  "variant: the rating is still settling."}}
     return {
-        "CreatePlayer": _object(["name"], {"name": {"type": "string", "minLength": 1, "maxLength": 64,
-                                                     "description": f"{MIN_LENGTH} to {MAX_LENGTH} letters, digits, "
-                                                                    "spaces and _ - . ' (docs/api.md, Players)."}},
-                                additionalProperties=False),
+        "CreatePlayer": _object(["name"], {"name": {
+            "type": "string", "minLength": MIN_LENGTH, "maxLength": MAX_LENGTH, "pattern": NAME_PATTERN,
+            "description": f"{MIN_LENGTH} to {MAX_LENGTH} letters, digits, spaces and _ - . ', starting with a letter "
+                           "or digit, no leading, trailing or doubled space (docs/api.md, Players)."}},
+            additionalProperties=False),
         "Player": _object(["id", "name", "created"], {"id": _STRING, "name": _STRING, "created": _MS}),
         "PlayerCreated": _object(["player", "token", "token_id"], {
             "player": _ref("Player"),
@@ -219,7 +220,7 @@ def paths() -> dict[str, Any]:
                             "schema": {"type": "string", "description": "The game's first variant if absent."}},
                            _CURSOR, _LIMIT],
             "responses": {"200": _json(_ref("Leaderboard"), "A page of the leaderboard."),
-                          **_problem_responses("unknown_game", "invalid_options", *_COMMON)},
+                          **_problem_responses("unknown_game", "not_found", *_COMMON)},
         }},
     }
 

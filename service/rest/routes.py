@@ -192,7 +192,7 @@ async def join_seat(request: Request) -> Response:
     if player_credential(request):  # the seat is bound to the player (service/rest/players.py)
         return await join_as_player(request, body)
     if "name" not in body:
-        return problem("malformed_request", "Send a name, or join with a player token as the bearer token.")
+        return problem("player_required", "Send a name, or join with a player token as the bearer token.")
     try:
         match, seat, token = await _store(request).join(request.path_params["match_id"], body["name"],
                                                         body.get("seat"), entropy=body.get("entropy"))

@@ -14,6 +14,15 @@ class WholeNumber(fields.Integer):
         return super()._deserialize(int(value), attr, data, **kwargs)
 
 
+class JsonBoolean(fields.Boolean):
+    """JSON ``true`` or ``false`` only: marshmallow's Boolean also takes ``0``, ``1``, ``"yes"``..."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, bool):
+            raise ValidationError("Not a valid boolean.")
+        return value
+
+
 class Seed(fields.Field):
     """A seed from 0 to 2**63 - 1 as a decimal string; a JSON number is accepted too until release 2.0
     (docs/changelog.md), though JavaScript clients cannot send one past 2**53 exactly."""
@@ -41,7 +50,7 @@ class CreateMatchBody(Schema):
     options = fields.Dict(keys=fields.String())
     turn_seconds = WholeNumber(validate=validate.Range(min=1, max=86400))
     bots = fields.List(fields.Nested(lambda: AddBotBody()), validate=validate.Length(max=16))
-    hot_seat = fields.Boolean()  # one player may hold several seats (docs/api.md, "Players")
+    hot_seat = JsonBoolean()  # one player may hold several seats (docs/api.md, "Players")
 
 
 class JoinSeatBody(Schema):
