@@ -6,6 +6,7 @@
 ``grimoire bot``              play a match with your own strategy (clients/python/grimoire/bot.py; docs/api.md, "Write a bot")
 ``grimoire verify``           check a finished match's record offline (service/fairness/verify.py; docs/fairness.md)
 ``grimoire freeze-rules``     package a game's current rules to keep installed beside newer ones (docs/operations.md)
+``grimoire grant-refill``     grant a player Refill Sets beyond the daily allowance (docs/operations.md, "Collections")
 """
 
 import argparse
@@ -30,6 +31,9 @@ def main(argv: list[str] | None = None) -> int:
     worker.add_argument("--burst", action="store_true", help="stop when the queues are empty")
     worker.add_argument("--name", default=None, help="the worker's name (default: RQ picks one)")
     bot_arguments(commands.add_parser("bot", help="play a match with your strategy: module:function"))
+    grant = commands.add_parser("grant-refill", help="grant a player Refill Sets beyond the daily allowance")
+    grant.add_argument("player", help="the player's id")
+    grant.add_argument("--count", type=int, default=1, help="how many (default 1)")
     from service.fairness import freeze, verify
 
     verify.add_arguments(commands.add_parser("verify", help="check a finished match's record offline (no Redis)"))
@@ -69,6 +73,10 @@ def main(argv: list[str] | None = None) -> int:
 
         for path in write_contracts():
             print(f"wrote {path}")
+    elif args.command == "grant-refill":
+        from service.store.collections import grant_refill
+
+        return grant_refill(Settings.from_env(), args.player, args.count)
     elif args.command == "worker":
         from workers.runtime import run_worker
 

@@ -510,3 +510,44 @@ def attach(store, settings, players: PlayerStore | None = None) -> tuple[Collect
     guard.trades = trades
     store.guards.append(guard)
     return collections, trades
+
+
+def grant_refill(settings, player_id: str, count: int) -> int:
+    """``grimoire grant-refill PLAYER --count N``: grant a player N Refill Sets beyond the daily allowance, on
+    the Redis of REDIS_URL (REDIS_CLUSTER and GRIMOIRE_KEY_PREFIX as the service reads them). Exit status 0,
+    or 2 with a sentence on stderr (no REDIS_URL, no such player, a count below 1)."""
+    import asyncio
+    import sys
+
+    from service.games import all_games
+
+    from .connect import open_store
+    from .errors import PlayerNotFound
+
+    if not settings.redis_url:
+        print("grimoire grant-refill needs REDIS_URL: the Redis the service uses.", file=sys.stderr)
+        return 2
+    if count < 1:
+        print("--count is 1 or more.", file=sys.stderr)
+        return 2
+
+    async def grant() -> int:
+        store = open_store(settings, all_games())
+        try:
+            attached = attach(store, settings)
+            if attached is None:
+                print("No game of this service has collectibles.", file=sys.stderr)
+                return 2
+            collections, _ = attached
+            kind = next(k for k in collections.rules.set_kinds if k not in collections.rules.once_per_player)
+            try:
+                held = await collections.grant(player_id, kind, count)
+            except PlayerNotFound as error:
+                print(error.message, file=sys.stderr)
+                return 2
+            print(f"granted {count} {kind} set(s) to {player_id}: {held} granted set(s) to open")
+            return 0
+        finally:
+            await store.redis.aclose()
+
+    return asyncio.run(grant())

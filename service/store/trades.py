@@ -96,6 +96,8 @@ class Trades:
         self.kinds = collections.rules.kinds
         #: Seconds an offer stays open by default, and at most; seconds a finished trade is kept.
         self.offer_ttl, self.max_offer_ttl, self.history_ttl = offer_ttl, max_offer_ttl, history_ttl
+        #: Seconds the sweep leaves a trade to the process carrying it out (tests set 0).
+        self.sweep_grace = SWEEP_GRACE
         self._state = self.redis.register_script(_SCRIPTS.joinpath("trade_state.lua").read_text())
         self._side = self.redis.register_script(_SCRIPTS.joinpath("trade_side.lua").read_text())
 
@@ -236,7 +238,7 @@ class Trades:
         if trade["status"] == OFFERED:
             await self.collections.require(player_id, trade["get"])  # a clear answer; the swap checks again
             # in the live set first: whatever happens next, the sweep finds the trade
-            await self.redis.zadd(self.live_key, {trade_id: _now_ms() + SWEEP_GRACE * 1000})
+            await self.redis.zadd(self.live_key, {trade_id: _now_ms() + self.sweep_grace * 1000})
             outcome, now = await self._move(trade_id, OFFERED, ACCEPTING, "to", player_id)
             if outcome == "expired" or (outcome == "stale" and (await self._read(trade_id))["status"] in FINAL):
                 await self.redis.zrem(self.live_key, trade_id)
@@ -303,7 +305,7 @@ class Trades:
                 if _now_ms() > trade["expires"]:
                     await self._move(trade_id, OFFERED, EXPIRED)
                 if _now_ms() - scores[trade_id] < ACCEPT_WINDOW * 1000 and _now_ms() <= trade["expires"]:
-                    await self.redis.zadd(self.live_key, {trade_id: _now_ms() + SWEEP_GRACE * 1000})
+                    await self.redis.zadd(self.live_key, {trade_id: _now_ms() + self.sweep_grace * 1000})
                 else:
                     await self.redis.zrem(self.live_key, trade_id)
                 continue
