@@ -81,10 +81,14 @@ MODULES: dict[str, tuple[list[str], list[str], list[str]]] = {
                "tests/fairness/test_randomness.py", "tests/fairness/test_rules_versions.py",
                "tests/players/test_identity.py"]),
     # not tests/workers/test_serve.py: `grimoire serve` started under nice 19 on a loaded machine misses its
-    # 30 s start-up deadline, and a flaky test's failure would count as a kill
+    # 30 s start-up deadline, and a flaky test's failure would count as a kill (test_mutants_workers.py
+    # starts the embedded worker itself); the deferral of jobs a worker lacks the rules version for is
+    # tested with the rules versions
     "workers": (["workers/jobs.py", "workers/dispatch.py", "workers/replay.py", "workers/runtime.py"], [],
                 [f"tests/workers/test_{name}.py" for name in ("bots", "guarantees", "jobs", "observed_jobs",
-                                                              "seconds", "store_retry", "strong")]),
+                                                              "seconds", "store_retry", "strong", "mutants_workers")]
+                + ["tests/fairness/test_rules_versions.py::"
+                   "test_workers_without_the_rules_version_defer_bot_moves_timers_and_replays"]),
     "schema": (["schema/*"], ["schema/live.py"],
                ["tests/api", "tests/hardening"]),
     "live": (["service/store/live.py", "schema/live.py"], [],
