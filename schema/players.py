@@ -225,7 +225,8 @@ RevokePlayerTokenResult = _union("RevokePlayerTokenResult", PlayerTokenRevoked, 
 PlayerLookup = _union("PlayerLookup", PlayerProfile, P.PlayerNotFound)
 QuickMatchLookup = _union("QuickMatchLookup", QuickMatchStatus, P.PlayerRequired, P.InvalidToken)
 JoinQuickMatchResult = _union("JoinQuickMatchResult", QuickMatchStatus, P.PlayerRequired, P.InvalidToken,
-                              P.UnknownGame, P.InvalidOptions, P.AlreadyQueued)
+                              P.UnknownGame, P.InvalidOptions, P.AlreadyQueued,
+                              P.HandNotFound, P.CollectionRequired)  # owned collections (schema/collections.py)
 LeaveQuickMatchResult = _union("LeaveQuickMatchResult", QuickMatchStatus, P.PlayerRequired, P.InvalidToken,
                                P.NotQueued)
 RematchResult = _union("RematchResult", RematchStatus, P.TokenRequired, P.InvalidToken, P.MatchNotFound,

@@ -30,7 +30,6 @@ from service.engine import RuleError
 from service.store import StoreError
 from service.store.collections import Collections
 from service.store.connect import ReplicaAckTimeout
-from service.store.errors import NoSetLeft, NotInCollection, TradeClosed, TradeFailed
 from service.store.trades import Trades
 from service.wire import JSONResponse
 
@@ -88,25 +87,23 @@ class OfferBody(_Strict):
     expires_in = WholeNumber(validate=validate.Range(min=60, max=30 * 24 * 3600))
 
 
+async def _me_and_body(request: Request, schema) -> tuple[str, dict] | Response:
+    """The player the credential proves, then the checked body: who asks comes before what they ask (a request
+    without a credential is 401 whatever its body)."""
+    try:
+        player_id = await _me(request)
+    except StoreError as error:
+        return _error(error)
+    body = await _body(request, schema)
+    return body if isinstance(body, Response) else (player_id, body)
+
+
 def _collections(request: Request) -> Collections:
     return request.app.state.collections
 
 
 def _trades(request: Request) -> Trades:
     return request.app.state.trades
-
-
-def collection_error(request: Request, error: RuleError | StoreError) -> Response:
-    """A problem response, with the details some collection problems carry."""
-    if isinstance(error, NotInCollection):
-        return problem(error.code, error.message, missing=error.missing)
-    if isinstance(error, NoSetLeft):
-        return problem(error.code, error.message, next_at=error.next_at)
-    if isinstance(error, TradeClosed):
-        return problem(error.code, error.message, trade_status=error.status)
-    if isinstance(error, TradeFailed):
-        return problem(error.code, error.message, trade=error.trade)
-    return _error(error)
 
 
 # -- collections -----------------------------------------------------------------------------------------
@@ -116,57 +113,58 @@ async def my_collection(request: Request) -> Response:
     try:
         return JSONResponse(await _collections(request).collection(await _me(request)))
     except StoreError as error:
-        return collection_error(request, error)
+        return _error(error)
 
 
 async def player_collection(request: Request) -> Response:
     try:
         return JSONResponse(await _collections(request).public_collection(request.path_params["player_id"]))
     except StoreError as error:
-        return collection_error(request, error)
+        return _error(error)
 
 
 async def set_visibility(request: Request) -> Response:
-    body = await _body(request, VisibilityBody())
-    if isinstance(body, Response):
-        return body
+    asked = await _me_and_body(request, VisibilityBody())
+    if isinstance(asked, Response):
+        return asked
+    player_id, body = asked
     collections = _collections(request)
     try:
-        player_id = await _me(request)
         await collections.set_public(player_id, body["public"])
         return JSONResponse(await collections.collection(player_id))
     except StoreError as error:
-        return collection_error(request, error)
+        return _error(error)
 
 
 async def my_progress(request: Request) -> Response:
     try:
         return JSONResponse(await _collections(request).progress(await _me(request), owner=True))
     except StoreError as error:
-        return collection_error(request, error)
+        return _error(error)
 
 
 async def player_progress(request: Request) -> Response:
     try:
         return JSONResponse(await _collections(request).progress(request.path_params["player_id"], owner=False))
     except StoreError as error:
-        return collection_error(request, error)
+        return _error(error)
 
 
 # -- sets --------------------------------------------------------------------------------------------------
 
 
 async def open_set(request: Request) -> Response:
-    body = await _body(request, OpenSetBody())
-    if isinstance(body, Response):
-        return body
+    asked = await _me_and_body(request, OpenSetBody())
+    if isinstance(asked, Response):
+        return asked
+    player_id, body = asked
     key = request.headers.get("idempotency-key")
     if key is not None and not 1 <= len(key) <= 255:
         return problem("malformed_request", "Idempotency-Key must be 1 to 255 characters.")
     try:
-        opening, repeated = await _collections(request).open_set(await _me(request), body["kind"], key)
+        opening, repeated = await _collections(request).open_set(player_id, body["kind"], key)
     except StoreError as error:
-        return collection_error(request, error)
+        return _error(error)
     return JSONResponse({"opening": opening, "duplicate": repeated}, status_code=200 if repeated else 201)
 
 
@@ -177,7 +175,7 @@ async def my_openings(request: Request) -> Response:
     try:
         openings, cursor = await _collections(request).openings(await _me(request), *paging)
     except StoreError as error:
-        return collection_error(request, error)
+        return _error(error)
     except ValueError:
         return problem("malformed_request", "cursor is not one this service gave.")
     return JSONResponse({"openings": openings, "next_cursor": cursor})
@@ -190,18 +188,19 @@ async def my_hands(request: Request) -> Response:
     try:
         return JSONResponse({"hands": await _collections(request).hands(await _me(request))})
     except StoreError as error:
-        return collection_error(request, error)
+        return _error(error)
 
 
 async def save_hand(request: Request) -> Response:
-    body = await _body(request, SaveHandBody())
-    if isinstance(body, Response):
-        return body
+    asked = await _me_and_body(request, SaveHandBody())
+    if isinstance(asked, Response):
+        return asked
+    player_id, body = asked
     hand = {"stones": body["stones"], "cards": body["cards"], "hand": body["hand"]}
     try:
-        saved = await _collections(request).save_hand(await _me(request), body["name"], hand, default=body["default"])
+        saved = await _collections(request).save_hand(player_id, body["name"], hand, default=body["default"])
     except StoreError as error:
-        return collection_error(request, error)
+        return _error(error)
     return JSONResponse(saved, status_code=201)
 
 
@@ -209,7 +208,7 @@ async def get_hand(request: Request) -> Response:
     try:
         return JSONResponse(await _collections(request).hand(await _me(request), request.path_params["name"]))
     except StoreError as error:
-        return collection_error(request, error)
+        return _error(error)
 
 
 async def delete_hand(request: Request) -> Response:
@@ -217,7 +216,7 @@ async def delete_hand(request: Request) -> Response:
     try:
         await _collections(request).delete_hand(await _me(request), name)
     except StoreError as error:
-        return collection_error(request, error)
+        return _error(error)
     return JSONResponse({"name": name, "deleted": True})
 
 
@@ -240,7 +239,7 @@ async def bring_saved_hand(request: Request) -> Response:
         accepted = await _collections(request).bring_hand(request.path_params["match_id"], _token(request),
                                                           int(parsed.group(1)), body.get("name"), key)
     except (RuleError, StoreError) as error:
-        return collection_error(request, error)
+        return _error(error)
     except ReplicaAckTimeout as error:  # as for any action: the client must learn its fate
         return problem("service_unavailable", str(error), headers={"Retry-After": "1"})
     return _with_etag({"game": accepted.match.game.id, "version": accepted.version,
@@ -257,14 +256,15 @@ def _side(side: dict) -> dict:
 
 
 async def offer_trade(request: Request) -> Response:
-    body = await _body(request, OfferBody())
-    if isinstance(body, Response):
-        return body
+    asked = await _me_and_body(request, OfferBody())
+    if isinstance(asked, Response):
+        return asked
+    player_id, body = asked
     try:
-        trade = await _trades(request).offer(await _me(request), body["to"], _side(body["give"]), _side(body["get"]),
+        trade = await _trades(request).offer(player_id, body["to"], _side(body["give"]), _side(body["get"]),
                                              body.get("expires_in"))
     except StoreError as error:
-        return collection_error(request, error)
+        return _error(error)
     return JSONResponse(trade, status_code=201, headers={"Location": f"/v1/trades/{trade['id']}"})
 
 
@@ -275,7 +275,7 @@ async def my_trades(request: Request) -> Response:
     try:
         trades, cursor = await _trades(request).history(await _me(request), *paging)
     except StoreError as error:
-        return collection_error(request, error)
+        return _error(error)
     except ValueError:
         return problem("malformed_request", "cursor is not one this service gave.")
     return JSONResponse({"trades": trades, "next_cursor": cursor})
@@ -285,7 +285,7 @@ async def get_trade(request: Request) -> Response:
     try:
         return JSONResponse(await _trades(request).get(request.path_params["trade_id"], await _me(request)))
     except StoreError as error:
-        return collection_error(request, error)
+        return _error(error)
 
 
 def _answer(operation: str):
@@ -294,7 +294,7 @@ def _answer(operation: str):
         try:
             trade = await getattr(trades, operation)(request.path_params["trade_id"], await _me(request))
         except StoreError as error:
-            return collection_error(request, error)
+            return _error(error)
         return JSONResponse(trade)
 
     answer.__name__ = f"{operation}_trade"

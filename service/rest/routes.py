@@ -46,6 +46,7 @@ def _error(error: RuleError | StoreError) -> Response:
                        headers={"ETag": f'"{error.current_version}"'})
     headers = {"WWW-Authenticate": "Bearer"} if error.code in {"token_required", "invalid_token"} else None
     return problem(error.code, error.message, headers=headers)
+    return problem(error.code, error.message, headers=headers, **getattr(error, "details", {}))
 
 
 def _refused_media_type(content_type: str | None, *, has_body: bool) -> str | None:

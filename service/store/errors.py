@@ -8,6 +8,8 @@ hidden state.
 
 class StoreError(Exception):
     code = "store_error"
+    #: Members a problem carries beside its code and message (REST problem+json; GraphQL fields of its type).
+    details: dict = {}
 
     def __init__(self, message: str):
         super().__init__(message)
@@ -184,6 +186,7 @@ class NotInCollection(StoreError):
     def __init__(self, message: str, missing: dict[str, list[dict]]):
         super().__init__(message)
         self.missing = missing
+        self.details = {"missing": missing}
 
 
 class CollectionRequired(StoreError):
@@ -214,6 +217,7 @@ class NoSetLeft(StoreError):
     def __init__(self, message: str, next_at: int):
         super().__init__(message)
         self.next_at = next_at
+        self.details = {"next_at": next_at}
 
 
 class InvalidHand(StoreError):
@@ -250,6 +254,7 @@ class TradeClosed(StoreError):
     def __init__(self, message: str, status: str):
         super().__init__(message)
         self.status = status
+        self.details = {"trade_status": status}
 
 
 class TradeFailed(StoreError):
@@ -260,3 +265,4 @@ class TradeFailed(StoreError):
     def __init__(self, message: str, trade: dict):
         super().__init__(message)
         self.trade = trade
+        self.details = {"trade": trade}
