@@ -45,7 +45,6 @@ def _error(error: RuleError | StoreError) -> Response:
         return problem(error.code, error.message, current_version=error.current_version,
                        headers={"ETag": f'"{error.current_version}"'})
     headers = {"WWW-Authenticate": "Bearer"} if error.code in {"token_required", "invalid_token"} else None
-    return problem(error.code, error.message, headers=headers)
     return problem(error.code, error.message, headers=headers, **getattr(error, "details", {}))
 
 
