@@ -84,3 +84,68 @@ def test_an_embedded_worker_plays_and_stops_when_told(client, redis_url, setting
         runtime.stop_embedded_worker(process)
     assert process.returncode is not None and time.monotonic() - started < 15
     runtime.stop_embedded_worker(process)  # stopped already: nothing to do
+
+
+def test_the_watchdog_sweep_retries_lost_moves_only(worker_runtime, rq_connection, key_prefix, caplog):
+    """Dispatcher.sweep, in this process, on queues of its own. A note younger than the watchdog period is
+    left alone; an old one is dropped when its match is gone, has moved on, or no longer waits on that bot;
+    it is only re-scored while its job still waits in the queue; a lost job is enqueued again as the next
+    attempt (counted), and after MAX_ATTEMPTS the move is given up, out loud. One sweep per half period: a
+    lock that expires. Against each of those checks dropped or turned around."""
+    import asyncio
+    import logging
+
+    from service.store.bots import create_match
+    from workers.dispatch import MAX_ATTEMPTS, Dispatcher
+
+    prefix = f"{key_prefix}-sweep-{time.monotonic_ns()}"
+    dispatcher = Dispatcher(rq_connection, prefix, watchdog_seconds=1)
+
+    def notes() -> dict[str, float]:
+        return {k.decode(): s for k, s in rq_connection.zrange(dispatcher.pending_key, 0, -1, withscores=True)}
+
+    def age(*members: str) -> None:
+        rq_connection.zadd(dispatcher.pending_key, {m: time.time() - 5 for m in members})
+
+    async def scenario():
+        async with worker_runtime.store() as store:  # no listener: this test enqueues by hand
+            bots = await create_match(store, "high-card", seed=3, bots=[{"seat": 0, "level": "random"},
+                                                                       {"seat": 1, "level": "random"}])
+            human = await create_match(store, "high-card", seed=3, bots=[{"seat": 1, "level": "random"}])
+            await store.join(human.id, "Ann")
+
+            async def sweep() -> int:
+                await asyncio.sleep(0.6)  # past the lock of the last sweep (half the watchdog period)
+                return await dispatcher.sweep(store)
+
+            waiting, lost = f"{bots.id}|0|0", f"{bots.id}|0|1"
+            assert dispatcher.enqueue_bot(bots.id, 0, 0) and dispatcher.enqueue_bot(bots.id, 0, 1)
+            assert await sweep() == 0 and set(notes()) == {waiting, lost}  # young notes: nothing to do
+
+            assert await dispatcher.sweep(store) == 0  # at once: another sweep holds the lock
+            lock_ms = rq_connection.pttl(f"{prefix}:bots:sweep-lock")
+            assert 300 < lock_ms <= 500  # half the watchdog period, and it expires
+
+            Job.fetch(bot_job_id(prefix, bots.id, 0, 1), connection=rq_connection).delete()  # lost with a worker
+            age(waiting, lost)
+            assert await sweep() == 1
+            assert notes()[waiting] > time.time() - 3  # still queued: re-scored, not retried
+            assert Job.fetch(bot_job_id(prefix, bots.id, 0, 1, 1), connection=rq_connection).args == (bots.id, 0, 1)
+            assert int(rq_connection.hget(dispatcher.attempts_key, lost)) == 1
+
+            moved, gone, not_a_bot = f"{bots.id}|7|0", "no-such-match|0|0", f"{human.id}|0|0"
+            for member in (moved, gone, not_a_bot):
+                rq_connection.zadd(dispatcher.pending_key, {member: 0})
+            Job.fetch(bot_job_id(prefix, bots.id, 0, 1, 1), connection=rq_connection).delete()
+            rq_connection.hset(dispatcher.attempts_key, lost, MAX_ATTEMPTS - 2)
+            age(lost)
+            assert await sweep() == 1  # attempt MAX_ATTEMPTS - 1: still tried
+            assert set(notes()) == {waiting, lost}  # the three that cannot be played are dropped
+            Job.fetch(bot_job_id(prefix, bots.id, 0, 1, MAX_ATTEMPTS - 1), connection=rq_connection).delete()
+            age(lost)
+            with caplog.at_level(logging.ERROR, logger="grimoire.workers"):
+                assert await sweep() == 0
+            assert lost not in notes() and rq_connection.hget(dispatcher.attempts_key, lost) is None
+            assert f"bot move {lost} failed {MAX_ATTEMPTS} times; giving up" in caplog.text
+
+    asyncio.run(scenario())
