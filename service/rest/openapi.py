@@ -417,6 +417,7 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                                                    "token): then the seat is bound to your player and named after "
                                                    "it."}, "seat": _SEAT,
                            "entropy": {"type": "string", "minLength": 1, "maxLength": 128,
+                                       "pattern": "^[^\\u0000-\\u001f\\u007f-\\u009f]*$",
                                        "description": "Your contribution to the match's RNG seed, no control "
                                                       "characters; one is generated if absent (docs/fairness.md)."}},
         },
