@@ -72,21 +72,25 @@ MODULES: dict[str, tuple[list[str], list[str], list[str]]] = {
                 "tests/hardening/test_mutants_limits.py"]),
     # not tests/hardening/test_hidden_audit.py (9 minutes: the views' secrecy, schema's and the games'),
     # test_faults.py (a killed service process: the Lua scripts' atomicity), tests/api/test_concurrency.py
-    # (fifty racing clients over HTTP; tests/store/test_guarantees.py holds the compare-and-set itself)
+    # (fifty racing clients over HTTP; tests/store/test_guarantees.py holds the compare-and-set itself),
+    # test_store_state_machines.py (2 of the 3 minutes of the selection, reaching every function of the
+    # store: a survivor or a timeout of it cost 10 minutes; tests/store/test_matches.py holds that a
+    # refusal changes nothing)
     "store": ([f"service/store/{name}.py" for name in STORE], [],
               ["tests/store", "tests/api/test_rest.py", "tests/api/test_guarantee_gaps.py",
                "tests/api/test_unavailable.py", "tests/live/test_tokens.py", "tests/workers/test_store_retry.py",
-               "tests/workers/test_guarantees.py", "tests/hardening/test_store_state_machines.py",
+               "tests/workers/test_guarantees.py",
                # the deal, rules versions and player credentials that matches.py took in (issues 20 and 21)
                "tests/fairness/test_randomness.py", "tests/fairness/test_rules_versions.py",
                "tests/players/test_identity.py"]),
+    # not test_bots.py, test_strong.py, test_seconds.py: they test workers/bots/ and reach nothing mutated;
     # not tests/workers/test_serve.py: `grimoire serve` started under nice 19 on a loaded machine misses its
     # 30 s start-up deadline, and a flaky test's failure would count as a kill (test_mutants_workers.py
     # starts the embedded worker itself); the deferral of jobs a worker lacks the rules version for is
     # tested with the rules versions
     "workers": (["workers/jobs.py", "workers/dispatch.py", "workers/replay.py", "workers/runtime.py"], [],
-                [f"tests/workers/test_{name}.py" for name in ("bots", "guarantees", "jobs", "observed_jobs",
-                                                              "seconds", "store_retry", "strong", "mutants_workers")]
+                [f"tests/workers/test_{name}.py" for name in ("guarantees", "jobs", "observed_jobs", "store_retry",
+                                                              "mutants_workers")]
                 + ["tests/fairness/test_rules_versions.py::"
                    "test_workers_without_the_rules_version_defer_bot_moves_timers_and_replays"]),
     "schema": (["schema/*"], ["schema/live.py"],
