@@ -172,11 +172,11 @@ class Collections:
                 short.setdefault(kind, {})[item] = count - int(owned or 0)
         return short
 
-    async def require(self, player_id: str, needed: Items, whose: str = "You") -> None:
-        """Raise NotInCollection naming what of ``needed`` the player lacks."""
+    async def require(self, player_id: str, needed: Items) -> None:
+        """Raise NotInCollection naming what of ``needed`` the player (the caller) lacks."""
         short = await self.missing(player_id, needed)
         if any(short.values()):
-            raise NotInCollection(f"{whose} do not own {describe(short)}.", self.rules.listed(short))
+            raise NotInCollection(f"You do not own {describe(short)}.", self.rules.listed(short))
 
     async def collection(self, player_id: str) -> dict[str, Any]:
         """The owner's view: the counts, whether they are public, and the sets the player can open now."""

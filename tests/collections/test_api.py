@@ -162,3 +162,6 @@ def test_the_same_through_graphql(client, new_player, grant):
     assert history["myTrades"]["trades"] == [{"id": offer["id"], "status": "COMPLETED"}]
     assert gql("query T($id: ID!) { trade(id: $id) { __typename } }", {"id": offer["id"]}, bearer("gp.x.y.z")
                )["trade"] == {"__typename": "InvalidToken"}
+    queued = gql("""mutation Q { joinQuickMatch(input: {game: "casting-stones", variant: "advanced"}) { __typename
+                      ... on Problem { code } } }""", auth=bob_auth)["joinQuickMatch"]
+    assert queued == {"__typename": "HandNotFound", "code": "HAND_NOT_FOUND"}  # no saved hand to bring
