@@ -33,7 +33,7 @@ from service.store.connect import ReplicaAckTimeout
 from service.store.trades import Trades
 from service.wire import JSONResponse
 
-from .players import _me, _page_params
+from .players import _by_method, _me, _page_params
 from .problems import problem
 from .routes import _ETAG, _body, _error, _token, _with_etag, match_json
 from .schemas import WholeNumber
@@ -305,12 +305,9 @@ routes = [
     Route("/v1/players/me/collection", my_collection, methods=["GET"]),
     Route("/v1/players/me/collection/visibility", set_visibility, methods=["POST"]),
     Route("/v1/players/me/collection/progress", my_progress, methods=["GET"]),
-    Route("/v1/players/me/packs", open_set, methods=["POST"]),
-    Route("/v1/players/me/packs", my_openings, methods=["GET"]),
-    Route("/v1/players/me/hands", my_hands, methods=["GET"]),
-    Route("/v1/players/me/hands", save_hand, methods=["POST"]),
-    Route("/v1/players/me/hands/{name}", get_hand, methods=["GET"]),
-    Route("/v1/players/me/hands/{name}", delete_hand, methods=["DELETE"]),
+    Route("/v1/players/me/packs", _by_method(post=open_set, get=my_openings), methods=["GET", "POST"]),
+    Route("/v1/players/me/hands", _by_method(get=my_hands, post=save_hand), methods=["GET", "POST"]),
+    Route("/v1/players/me/hands/{name}", _by_method(get=get_hand, delete=delete_hand), methods=["GET", "DELETE"]),
     Route("/v1/players/me/trades", my_trades, methods=["GET"]),
     Route("/v1/players/{player_id}/collection", player_collection, methods=["GET"]),
     Route("/v1/players/{player_id}/collection/progress", player_progress, methods=["GET"]),

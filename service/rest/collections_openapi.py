@@ -23,7 +23,8 @@ _MATCH_ID = {"name": "match_id", "in": "path", "required": True, "schema": _ID}
 _IDEMPOTENCY = {"name": "Idempotency-Key", "in": "header", "required": False,
                 "schema": {"type": "string", "minLength": 1, "maxLength": 255},
                 "description": "Repeat the request with the same key to get its first answer again: nothing twice."}
-_IF_MATCH = {"name": "If-Match", "in": "header", "required": True, "schema": _STRING,
+_IF_MATCH = {"name": "If-Match", "in": "header", "required": True,
+             "schema": {"type": "string", "pattern": '^"[0-9]{1,18}"$'},  # as a submit's (openapi.py)
              "description": 'The match version you read (its ETag), e.g. "3".'}
 _ETAG = {"ETag": {"description": "The match version, quoted.", "schema": _STRING}}
 _SET_KINDS = ["starter", "refill"]
