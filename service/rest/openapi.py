@@ -731,6 +731,7 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
     schemas.update(players_openapi.components())
     paths.update(players_openapi.paths())
     from . import collections_openapi  # collections and trading (service/rest/collections.py)
+
     schemas.update(collections_openapi.components())
     schemas["Problem"]["properties"].update(collections_openapi.problem_properties())
     paths.update(collections_openapi.paths())
