@@ -149,3 +149,80 @@ def test_the_watchdog_sweep_retries_lost_moves_only(worker_runtime, rq_connectio
             assert f"bot move {lost} failed {MAX_ATTEMPTS} times; giving up" in caplog.text
 
     asyncio.run(scenario())
+
+
+def test_a_turn_timer_job_plays_only_a_late_seat_and_says_what_it_did(client, worker_runtime, rq_connection,
+                                                                    key_prefix):
+    """workers.jobs.turn_timeout, run as RQ runs it (in this process): a match gone, over, or not waiting on
+    the seat is left alone (gone, stale); a seat that acted since the timer's version is not played for
+    (acted); a late seat gets its default, recorded. Against those checks dropped or turned around and the
+    outcomes renamed (they are the job's result, kept by RQ)."""
+    from workers import jobs
+
+    assert jobs.turn_timeout("no-such-match", 0, 0) == {"outcome": "gone"}
+    match = create(client, "high-card", seed=2)
+    tokens = [client.post(f"/v1/matches/{match['id']}/seats", json={"name": n}).json()["token"] for n in "ab"]
+    match_id = match["id"]
+    auth = {"Authorization": f"Bearer {tokens[0]}"}
+    legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=auth).json()["actions"]
+    assert client.post(f"/v1/matches/{match_id}/actions", json={"action": legal[0]},
+                       headers={**auth, "If-Match": '"0"'}).status_code == 200
+    assert jobs.turn_timeout(match_id, 1, 0) == {"outcome": "stale"}  # seat 0 played: not waited on any more
+    assert jobs.turn_timeout(match_id, 0, 0) == {"outcome": "stale"}
+    played = jobs.turn_timeout(match_id, 0, 1)  # seat 1 has waited since version 0
+    assert played == {"outcome": "played", "default": "random", "version": 2}
+    history = client.get(f"/v1/matches/{match_id}/history").json()["entries"]
+    assert history[-1]["seat"] == 1 and history[-1]["auto"]["reason"] == "turn_timeout"
+    # version 2: both to act again; seat 0 acts, seat 1 is late again
+    legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=auth).json()["actions"]
+    client.post(f"/v1/matches/{match_id}/actions", json={"action": legal[0]}, headers={**auth, "If-Match": '"2"'})
+    assert jobs.turn_timeout(match_id, 3, 1)["outcome"] == "played"  # seat 1 late again
+    while (now := client.get(f"/v1/matches/{match_id}").json())["status"] == "active":
+        seat = now["to_act"][0]
+        assert jobs.turn_timeout(match_id, now["version"], seat)["outcome"] == "played"
+    assert jobs.turn_timeout(match_id, now["version"], 0) == {"outcome": "stale"}  # over
+
+
+def test_a_timer_of_a_seat_that_acted_and_is_waited_on_again_plays_nothing(client, worker_runtime):
+    """A timer enqueued at version v for a seat that has acted since and is to act again (a later round):
+    its default would be a second action for one lateness. It finds the seat's action after v: acted."""
+    from workers import jobs
+
+    match = create(client, "high-card", seed=5)
+    tokens = [client.post(f"/v1/matches/{match['id']}/seats", json={"name": n}).json()["token"] for n in "ab"]
+    match_id = match["id"]
+    for seat, version in ((0, 0), (1, 1)):  # round 1: both acted; both to act again at version 2
+        auth = {"Authorization": f"Bearer {tokens[seat]}"}
+        legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=auth).json()["actions"]
+        client.post(f"/v1/matches/{match_id}/actions", json={"action": legal[0]},
+                    headers={**auth, "If-Match": f'"{version}"'})
+    assert jobs.turn_timeout(match_id, 0, 0) == {"outcome": "acted"}
+    assert jobs.turn_timeout(match_id, 1, 1) == {"outcome": "acted"}
+    assert client.get(f"/v1/matches/{match_id}").json()["version"] == 2  # nothing played
+
+
+def test_a_turn_timer_is_scheduled_once_and_remembered(worker_runtime, rq_connection, key_prefix):
+    """Against a second schedule of the same timer being accepted (unique), and its job not remembered for
+    JOB_MEMORY (then a repeat would schedule it again)."""
+    from workers.dispatch import JOB_MEMORY, Dispatcher, timer_job_id
+
+    prefix = f"{key_prefix}-timers-{time.monotonic_ns()}"
+    dispatcher = Dispatcher(rq_connection, prefix)
+    assert dispatcher.schedule_timer("m-t", 3, 1, 600) is True
+    assert dispatcher.schedule_timer("m-t", 3, 1, 600) is False
+    job = Job.fetch(timer_job_id(prefix, "m-t", 3, 1), connection=rq_connection)
+    assert (job.func_name, job.args, job.result_ttl, job.failure_ttl) == \
+        ("workers.jobs.turn_timeout", ("m-t", 3, 1), JOB_MEMORY, JOB_MEMORY)
+    assert job.get_status() == "scheduled"
+    job.delete()
+
+
+def test_a_late_seats_default_without_a_pass_is_a_random_legal_action():
+    import random
+
+    from workers.jobs import default_action
+
+    legal = [{"type": "play", "card": c} for c in (1, 2, 3)]
+    chosen = {default_action(legal, None, random.Random(seed))[0]["card"] for seed in range(30)}
+    assert chosen == {1, 2, 3}
+    assert default_action(legal, None, random.Random(1))[1] == "random"
