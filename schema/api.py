@@ -24,8 +24,8 @@ from strawberry.types import Info
 from service.engine import BOARD_SEAT_NOTE as BOARD_NOTE, RESULT_CAUSE, Game, InvalidOptions, RuleError, seeds
 from service.store import Match, MatchStore, StoreError
 from service.store.bots import add_bot as store_add_bot, create_match as store_create_match
-from service.store.tickets import StreamTickets
 from service.store.records import match_record as store_match_record
+from service.store.tickets import StreamTickets
 
 from . import live, problems
 from . import players as player_fields

@@ -37,11 +37,11 @@ from service.static import routes as page_routes
 from service.settings import Settings
 from service.store import MatchStore
 from service.store.live import LiveUpdates, StreamLimit
-from service.store.tickets import StreamTickets
 from service.store.collections import attach as attach_collections
 from service.store.idp import verifier_from
 from service.store.players import PlayerStore
 from service.store.quickmatch import QuickMatch
+from service.store.tickets import StreamTickets
 from service.store.embedded import EmbeddedRedis
 from service.store.connect import STORE_UNAVAILABLE, open_store, queue_url
 from service.store.errors import RulesVersionUnavailable
@@ -159,16 +159,13 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
                 socket_timeout=2, socket_connect_timeout=2)
         app.state.live = LiveUpdates(app.state.store)
         app.state.stream_limit = StreamLimit(settings.max_streams_per_token)
-        app.state.tickets = StreamTickets(app.state.store, settings.stream_ticket_ttl)  # browsers' seat streams
-        # players: their credentials act for their seats through the store (service/store/players.py)
-        app.state.players = PlayerStore(app.state.store, verifier_from(settings))
-        app.state.quick_match = QuickMatch(app.state.players, settings.quick_match_bot_level)
         # players: their credentials act for their seats through the store (service/store/players.py)
         app.state.players = PlayerStore(app.state.store, identity_provider)
         app.state.quick_match = QuickMatch(app.state.players, settings.quick_match_bot_level)
         # collections players own, trades, and the guard of owned-collection matches (service/store/collections.py)
         app.state.collections, app.state.trades = attach_collections(app.state.store, settings, app.state.players) \
             or (None, None)
+        app.state.tickets = StreamTickets(app.state.store, settings.stream_ticket_ttl)  # browsers' seat streams
         await app.state.live.start()
         _end_streams_on_sigterm(app.state.live)
         app.state.jobs, worker = _start_jobs(app.state.store, settings, url, embedded is not None)
