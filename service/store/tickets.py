@@ -7,9 +7,11 @@ the stream URL takes instead (``/v1/matches/{id}/events?ticket=...``). A ticket 
 * short-lived: good for ``ttl`` seconds (``GRIMOIRE_STREAM_TICKET_TTL``, 30 by default);
 * single-use: spent by its first presentation, whatever comes of it (``ticket.lua``, atomic);
 * bound to one match and one seat: presented at another match it is refused; if the seat
-  no longer belongs to the token that asked for it (left, handed to a bot), it is refused;
+  changed hands since it was issued (left, handed to a bot), it is refused. It is asked for with the
+  seat token or with the credential of the player the seat is bound to (a player token, a JWT);
 * stored only as a SHA-256 hash, like seat tokens, with the hash of the seat token it stands
-  for (never the token itself), in the match's hash slot. The record outlives the ticket by
+  for (never the token itself), in the match's hash slot. Its stream counts against that seat
+  token's stream limit. The record outlives the ticket by
   :data:`REMEMBERED` seconds, so that an expired or used ticket is refused as such rather
   than as unknown.
 
@@ -107,7 +109,10 @@ class StreamTickets:
         match, seat = await self.store.read_as(match_id, token)
         ticket = f"st.{match_id}.{secrets.token_urlsafe(32)}"
         key = self.key(match_id, ticket)
-        record = {"match": match_id, "seat": seat, "token": hash_token(token),
+        # the seat's own token hash, not the presenter's: a player's credential holds the seat through its
+        # binding (service/store/players.py), and the stream stands for the seat either way
+        seat_token_hash = next(s.token_hash for s in match.seats if s.index == seat)
+        record = {"match": match_id, "seat": seat, "token": seat_token_hash,
                   "expires": _now_ms() + self.ttl * 1000}
         async with self.store.redis.pipeline(transaction=True) as pipe:
             pipe.hset(key, mapping=record)

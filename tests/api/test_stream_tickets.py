@@ -12,6 +12,7 @@ import dataclasses
 import hashlib
 import json
 import time
+import uuid
 
 import httpx
 import pytest
@@ -97,6 +98,34 @@ def test_a_ticket_opens_its_seats_own_stream_once(http, live_server):
     assert other == first_action(live_server, f"/v1/matches/{match_id}/events", headers=auth(t1)) != with_ticket
 
     assert_problem(present(http, match_id, ticket), 401, "stream_ticket_used")
+
+
+def test_a_players_credential_gets_a_ticket_for_its_bound_seat(http, live_server):
+    """Issue 20: a player token acts for the seats bound to its player, a stream ticket included; the
+    ticket stands for the seat (its token's hash is recorded), so it opens that seat's stream."""
+    created = http.post("/v1/players", json={"name": f"T{uuid.uuid4().hex[:12]}"})
+    assert created.status_code == 201, created.text
+    player_token = created.json()["token"]
+    match_id = http.post("/v1/matches", json={"game": "high-card", "seed": "42"}).json()["id"]
+    joined = http.post(f"/v1/matches/{match_id}/seats", json={}, headers=auth(player_token))
+    assert joined.status_code == 201, joined.text
+    assert joined.json()["seat"] == 0
+    seat_token = joined.json()["token"]
+    assert http.post(f"/v1/matches/{match_id}/seats", json={"name": "Bob"}).status_code == 201
+    action = http.get(f"/v1/matches/{match_id}/legal-actions", headers=auth(player_token)).json()["actions"][0]
+    played = http.post(f"/v1/matches/{match_id}/actions", json={"action": action},
+                       headers={**auth(player_token), "If-Match": '"0"'})
+    assert played.status_code == 200, played.text
+
+    issued = issue(http, match_id, player_token)
+    assert issued.status_code == 201, issued.text
+    assert (issued.json()["seat"], player_token in issued.text) == (0, False)
+    with_ticket = first_action(live_server, issued.json()["events_url"])
+    assert with_ticket == first_action(live_server, f"/v1/matches/{match_id}/events", headers=auth(seat_token))
+    assert any(event["type"] == "played_card" for event in with_ticket["events"])  # the seat's hidden card
+    # a player who holds no seat of the match gets no ticket for it
+    stranger = http.post("/v1/players", json={"name": f"S{uuid.uuid4().hex[:12]}"}).json()["token"]
+    assert_problem(issue(http, match_id, stranger), 401, "invalid_token")
 
 
 def test_a_ticket_for_another_match_is_refused_and_spent(http):
