@@ -813,7 +813,7 @@ class CastingStones(Game):
                 "hand": [{**STONES[x]._public, "face": _FACE_NAMES[faces[i]] if i < len(faces) else "uncast",
                           "declared": declared.get(x, "none")}
                          for i, x in enumerate(hand)],
-                "cast": cast,
+                "conjured": cast,
                 "counter_spell": counter,
                 "recast": state["done"][s] == RECAST,
                 "gems_in_line": state["line"][s],

@@ -30,7 +30,7 @@ export function render(view, { names, seatName }) {
     table(["seat", "Casting Hand", "cast", "gems in line", "turrets", "cards"], view.players.map((p) => [
       seatName(p.seat),
       stoneList(p.hand) + (p.vault.length ? ` — vault: ${stoneList(p.vault)}` : p.vault_size ? ` — vault: ${p.vault_size} stones` : ""),
-      `${words(p.cast.kind)}${p.cast.power !== null ? ` ${p.cast.power}` : ""}${p.recast ? " (re-cast)" : ""}`,
+      `${words(p.conjured.kind)}${p.conjured.power !== null ? ` ${p.conjured.power}` : ""}${p.recast ? " (re-cast)" : ""}`,
       p.gems_in_line,
       p.turrets_held,
       p.library.map((c) => c.name).join(", ") || "–",

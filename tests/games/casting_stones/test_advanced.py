@@ -208,7 +208,7 @@ def test_a_symbol_up_chaser_is_declared_by_its_caster():
     assert GAME.legal_actions(state, 1) == [
         {"type": "declare", "stone": "cloak-of-invisibility", "stone_type": t}
         for t in ("character", "artifact", "element")]
-    assert GAME.view(state, None)["players"][1]["cast"] == {"kind": "pending", "power": None}
+    assert GAME.view(state, None)["players"][1]["conjured"] == {"kind": "pending", "power": None}
     as_artifact, events = GAME.apply(state, 1, {"type": "declare", "stone": "cloak-of-invisibility",
                                                 "stone_type": "artifact"})
     assert events[0] == {"type": "declared", "seat": 1, "stone": "cloak-of-invisibility", "stone_type": "artifact"}
@@ -233,7 +233,7 @@ def test_the_first_caster_declares_its_chasers_before_the_other_casts():
     state, _events = GAME.apply(state, 1, {"type": "declare", "stone": "cloak-of-invisibility",
                                            "stone_type": "artifact"})
     assert (state["ph"], GAME.to_act(state)) == ("cast", {0})
-    assert GAME.view(state, 0)["players"][1]["cast"] == {"kind": "spell", "power": 20 + 10}
+    assert GAME.view(state, 0)["players"][1]["conjured"] == {"kind": "spell", "power": 20 + 10}
 
 
 def test_a_chaser_number_up_needs_no_declaration_and_a_recast_one_is_declared_again():

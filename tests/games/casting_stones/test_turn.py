@@ -62,7 +62,7 @@ def test_the_second_caster_sees_the_first_cast_settled():
         state, _ = GAME.apply(state, 0, {"type": "tip", "stone": stone, "face": "number"})
     assert (state["ph"], GAME.to_act(state)) == ("cast", {1})
     seen = GAME.view(state, 1)["players"][0]
-    assert {s["face"] for s in seen["hand"]} == {"number"} and seen["cast"] == {"kind": "charm", "power": 51}
+    assert {s["face"] for s in seen["hand"]} == {"number"} and seen["conjured"] == {"kind": "charm", "power": 51}
 
 
 def test_a_leaner_is_tipped_to_the_face_its_caster_chooses():
@@ -86,7 +86,7 @@ def test_tips_can_make_the_cast_you_need():
     state, _ = GAME.apply(state, 0, {"type": "cast"})
     for stone in HAND_0:
         state, _ = GAME.apply(state, 0, {"type": "tip", "stone": stone, "face": "number"})
-    assert GAME.view(state, None)["players"][0]["cast"] == {"kind": "charm", "power": 51}
+    assert GAME.view(state, None)["players"][0]["conjured"] == {"kind": "charm", "power": 51}
 
 
 def test_only_a_failed_first_cast_may_be_cast_again():
