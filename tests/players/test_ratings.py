@@ -28,7 +28,7 @@ def _rated_match(client, first: str, second: str) -> str:
 
 def _play_out(client, match_id: str, tokens: list[str], lowest_first: str | None = None) -> dict:
     """Play to the end; the player ``lowest_first`` always plays its lowest card (so it tends to lose)."""
-    while True:
+    for _ in range(500):  # bounded: a match that stops moving fails the test rather than hanging the run
         match = client.get(f"/v1/matches/{match_id}").json()
         if match["status"] == "finished":
             return match
@@ -40,6 +40,7 @@ def _play_out(client, match_id: str, tokens: list[str], lowest_first: str | None
                 client.post(f"/v1/matches/{match_id}/actions", json={"action": action},
                             headers={**bearer(token), "If-Match": f'"{legal["version"]}"'})
                 break
+    raise AssertionError(f"match {match_id} did not finish: {client.get(f'/v1/matches/{match_id}').text}")
 
 
 def _rating(client, player_id: str) -> dict | None:

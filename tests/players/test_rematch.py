@@ -7,7 +7,7 @@ from .conftest import bearer
 
 
 def _finish(client, match_id: str, tokens: list[str]) -> dict:
-    while True:
+    for _ in range(500):  # bounded: a match that stops moving fails the test rather than hanging the run
         match = client.get(f"/v1/matches/{match_id}").json()
         if match["status"] == "finished":
             return match
@@ -17,6 +17,7 @@ def _finish(client, match_id: str, tokens: list[str]) -> dict:
                 client.post(f"/v1/matches/{match_id}/actions", json={"action": legal["actions"][0]},
                             headers={**bearer(token), "If-Match": f'"{legal["version"]}"'})
                 break
+    raise AssertionError(f"match {match_id} did not finish: {client.get(f'/v1/matches/{match_id}').text}")
 
 
 def test_a_rematch_is_offered_accepted_and_made_with_the_first_seat_rotated(client, new_player):
@@ -59,12 +60,16 @@ def test_a_bot_seat_accepts_by_itself_and_comes_back_as_a_bot(client, new_player
     match = client.post("/v1/matches", json={"game": "high-card", "options": {"rounds": 1},
                                               "bots": [{"seat": 0, "level": "random"}]}).json()
     client.post(f"/v1/matches/{match['id']}/seats", json={"seat": 1}, headers=bearer(alice))
-    while client.get(f"/v1/matches/{match['id']}").json()["status"] != "finished":
+    for _ in range(100):  # bounded: a bot that never moves fails the test rather than hanging the run
+        if client.get(f"/v1/matches/{match['id']}").json()["status"] == "finished":
+            break
         drain()
         _finish_one = client.get(f"/v1/matches/{match['id']}/legal-actions", headers=bearer(alice)).json()
         if _finish_one["actions"]:
             client.post(f"/v1/matches/{match['id']}/actions", json={"action": _finish_one["actions"][0]},
                         headers={**bearer(alice), "If-Match": f'"{_finish_one["version"]}"'})
+    else:
+        raise AssertionError("the match with a bot did not finish: " + client.get(f"/v1/matches/{match['id']}").text)
     made = client.post(f"/v1/matches/{match['id']}/rematch", headers=bearer(alice))
     assert made.status_code == 201, made.text
     assert made.json()["seat"] == 0 and made.json()["token"] is None  # her player token acts for it
