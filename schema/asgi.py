@@ -3,6 +3,8 @@
 * A body that is not UTF-8 JSON, or nests deeper than :data:`service.wire.MAX_DEPTH`, is
   HTTP 400 with an error coded ``malformed_request``; on a websocket the connection closes
   with 4400. Nothing walks such a body.
+* A subscription sent over plain HTTP is HTTP 400 ``malformed_request`` naming the websocket
+  (strawberry would run it as a query, which cannot work, and answer an internal error).
 * The store unreachable: HTTP 503 with ``Retry-After`` (the error is coded
   ``service_unavailable`` by :class:`schema.errors.MaskUnexpectedErrors`); the same for a
   match whose rules version this process lacks (``rules_version_unavailable``).
@@ -17,6 +19,7 @@ from typing import Any
 from cross_web import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
+from graphql import GraphQLError, OperationType, get_operation_ast, parse
 from strawberry.asgi import GraphQL
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
@@ -61,6 +64,13 @@ class GraphQLApp(GraphQL):
             response = JSONResponse(body, status_code=error.status_code)
         await response(scope, receive, send)
 
+    async def execute_single(self, request, request_adapter, sub_response, context, root_value, request_data):
+        if _is_subscription(request_data.query, request_data.operation_name):
+            raise HTTPException(400, "Subscriptions are served over the websocket at /graphql (the "
+                                     "graphql-transport-ws protocol), not over HTTP.")
+        return await super().execute_single(request, request_adapter, sub_response, context, root_value,
+                                            request_data)
+
     def decode_json(self, data: str | bytes) -> object:
         try:
             return wire.loads(data)
@@ -89,3 +99,15 @@ class GraphQLApp(GraphQL):
             extensions = error.setdefault("extensions", {})
             extensions.setdefault("code", client_error_code(error["message"]))
         return answer
+
+
+def _is_subscription(query: object, operation_name: str | None) -> bool:
+    """Whether the operation a request runs is a subscription. Only a document that says "subscription"
+    is parsed here: queries and mutations pay for one substring search."""
+    if not isinstance(query, str) or "subscription" not in query:
+        return False
+    try:
+        operation = get_operation_ast(parse(query), operation_name)
+    except GraphQLError:
+        return False  # strawberry reports the syntax error as usual
+    return operation is not None and operation.operation == OperationType.SUBSCRIPTION

@@ -128,6 +128,24 @@ def test_graphiql_is_served_to_browsers(client):
     assert page.status_code == 200 and "graphiql" in page.text.lower()
 
 
+@pytest.mark.parametrize("document,operation", [
+    ('subscription { matchEvents(matchId: "%s") { __typename } }', None),
+    ('query Q { games { id } } subscription S { matchEvents(matchId: "%s") { __typename } }', "S"),
+])
+def test_a_subscription_over_http_is_refused_with_the_websocket_named(client, caplog, document, operation):
+    """Over plain HTTP strawberry would run a subscription as a query and fail inside (a logged internal
+    error, which GraphiQL met when it sent one before it had parsed the editor): a 400 names the websocket."""
+    match_id = client.post("/v1/matches", json={"game": "high-card"}).json()["id"]
+    response = client.post("/graphql", json={"query": document % match_id, "operationName": operation})
+    assert response.status_code == 400, response.text
+    [error] = response.json()["errors"]
+    assert error["extensions"]["code"] == "malformed_request" and "websocket" in error["message"]
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+    # the document's query, named, still runs over HTTP
+    ran = client.post("/graphql", json={"query": document % match_id, "operationName": "Q"}) if operation else None
+    assert ran is None or ran.json()["data"]["games"]
+
+
 def test_query_cost_is_limited():
     """Issue #10: GraphQL "cost" limits. Lists count at their limit (or default)."""
     from schema import build_schema
