@@ -43,7 +43,7 @@ from rq.job import Job, JobStatus
 from service.engine import BOARD_SEAT
 from service.logs import job_meta
 from service.store import Match, MatchNotFinished, MatchNotFound, NoSuchSeat, ReplayNotFound
-from service.store.errors import RulesVersionUnavailable
+from service.store.errors import RulesVersionUnavailable, UnknownGame
 
 from . import bots
 
@@ -206,8 +206,8 @@ class Dispatcher:
             except MatchNotFound:
                 self.done(match_id, version, seat)
                 continue
-            except RulesVersionUnavailable:  # this worker cannot judge it; one with the version will
-                continue
+            except (RulesVersionUnavailable, UnknownGame):  # this worker cannot judge it; one that has the
+                continue                                      # version (or the game: a rolling deployment) will
             if (match.status != "active" or match.version != version or seat not in match.to_act
                     or bot_level(match, seat) is None):
                 self.done(match_id, version, seat)  # it acted (or cannot any more)

@@ -6,6 +6,7 @@ so the typed clients front-end developers generate know every game's shapes.
 test fails when that file is stale.
 """
 
+import json
 from typing import Any
 
 from service.engine import BOARD_SEAT_NOTE, RESULT_CAUSE, Game
@@ -735,6 +736,7 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
     schemas.update(collections_openapi.components())
     schemas["Problem"]["properties"].update(collections_openapi.problem_properties())
     paths.update(collections_openapi.paths())
+    _describe_request_defaults(paths, schemas)
     return {
         "openapi": "3.1.0",
         "info": {
@@ -754,3 +756,33 @@ def build_openapi(games: dict[str, Game]) -> dict[str, Any]:
                                                                 "short-lived, single-use, for one seat's stream."}},
         },
     }
+
+
+def _describe_request_defaults(paths: dict[str, Any], schemas: dict[str, Any]) -> None:
+    """Move ``default`` into the description in the schemas a request body reaches.
+
+    openapi-typescript reads a component property with a ``default`` as always present (the server
+    fills it in), so a client had to send ``hot_seat`` and every option to create a match. In a request
+    a default means the opposite: the field may be left out. The description keeps the value.
+    """
+    reached: set[str] = set()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            name = node.get("$ref", "").rpartition("/")[2]
+            if name and name not in reached:
+                reached.add(name)
+                walk(schemas[name])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk([operation.get("requestBody") for item in paths.values() for operation in item.values()
+          if isinstance(operation, dict)])
+    for name in reached:
+        for prop in schemas[name].get("properties", {}).values():
+            if "default" in prop:
+                default = json.dumps(prop.pop("default"))
+                prop["description"] = f"{prop.get('description', '').rstrip()} Default: {default}.".lstrip()

@@ -71,7 +71,10 @@ class Stack:
 
 @pytest.fixture(scope="session")
 def stack(redis_url, key_prefix, rq_connection, tmp_path_factory):
-    """The running service and worker (rq_connection: its cleanup deletes the RQ keys they make)."""
-    running = Stack(redis_url, key_prefix, tmp_path_factory.mktemp("client-stack"))
+    """The running service and worker, under a key prefix of their own (``<key_prefix>:client``): the
+    worker lives for the rest of the session, and on the session's own queues it would play (or fail)
+    the bot moves, timers and replays that later tests hand to their in-process ``drain``. The
+    session's cleanup deletes its keys, and rq_connection's the RQ keys they make."""
+    running = Stack(redis_url, f"{key_prefix}:client", tmp_path_factory.mktemp("client-stack"))
     yield running
     running.stop()

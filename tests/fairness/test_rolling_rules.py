@@ -110,6 +110,8 @@ def _refused(response: httpx.Response) -> None:
 
 
 def test_a_rules_change_rolls_out_across_processes_sharing_one_redis(releases, redis_url, key_prefix, tmp_path):
+    # a keyspace of the test's own (deleted with the session's): its workers take no other test's jobs
+    key_prefix = f"{key_prefix}:rolling"
     processes: list[subprocess.Popen] = []
     log = tmp_path / "processes.log"
     try:
