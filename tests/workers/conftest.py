@@ -7,10 +7,24 @@ import subprocess
 import time
 
 import pytest
+from rq import Queue
 
 from service.store.embedded import stop_process
 from tests.support.processes import ROOT, start_worker  # noqa: F401 (ROOT: test_serve.py takes it from here)
-from workers.dispatch import _safe
+from workers.dispatch import _safe, queue_names
+
+
+@pytest.fixture(autouse=True)
+def empty_queues(rq_connection, key_prefix):
+    """Each worker test starts with the session's queues, scheduled timers and bot-move notes empty: jobs
+    that another test left (a match with bots it never drained) would be played by this test's ``drain``,
+    counted by its assertions, and swept by its watchdog."""
+    for name in queue_names(key_prefix).values():
+        queue = Queue(name, connection=rq_connection)
+        queue.empty()
+        for job_id in queue.scheduled_job_registry.get_job_ids():
+            queue.scheduled_job_registry.remove(job_id, delete_job=True)
+    rq_connection.delete(f"{key_prefix}:bots:pending", f"{key_prefix}:bots:attempts")
 
 
 @pytest.fixture
