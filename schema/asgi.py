@@ -17,9 +17,9 @@ from datetime import timedelta
 from typing import Any
 
 from cross_web import HTTPException
+from graphql import GraphQLError, OperationType, get_operation_ast, parse
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
-from graphql import GraphQLError, OperationType, get_operation_ast, parse
 from strawberry.asgi import GraphQL
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
