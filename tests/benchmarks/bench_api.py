@@ -531,7 +531,7 @@ class GrimoireGraphQLPlayer:
 
     def _absorb(self, match: dict) -> None:
         self.to_act = [seat for seat in match["toAct"] if seat != BOARD_SEAT]
-        self.needs_match = match["status"] != "active" or not self.to_act
+        self.needs_match = match["status"] != "ACTIVE" or not self.to_act  # GraphQL enums are SCREAMING_CASE
 
 
 PLAYERS = {"floor-rest": FloorRestPlayer, "floor-graphql": FloorGraphQLPlayer,
