@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import json
 import logging
 import re
 import sys
@@ -28,6 +27,8 @@ import time
 import traceback
 import uuid
 from typing import Any, Iterator
+
+from service import wire
 
 #: The id of the request (or of the request that started the job) being served.
 request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar("grimoire_request_id", default=None)
@@ -98,7 +99,7 @@ class JsonFormatter(logging.Formatter):
                 entry[key] = value if isinstance(value, (int, float, bool)) or value is None else redact(str(value))
         if record.exc_info:
             entry["exc"] = redact("".join(traceback.format_exception(*record.exc_info)))
-        return json.dumps(entry, separators=(",", ":"), ensure_ascii=False)
+        return wire.dumps(entry).decode("utf-8")
 
 
 class TextFormatter(logging.Formatter):

@@ -76,9 +76,9 @@ class SubmitObserver:
 
     def __call__(self, game: str | None, code: str | None) -> None:
         if code is None:
-            ACTIONS_ACCEPTED.labels(game=game or "unknown").inc()
+            _child(ACTIONS_ACCEPTED, game or "unknown").inc()
             return
-        ACTIONS_REJECTED.labels(code=code).inc()
+        _child(ACTIONS_REJECTED, code).inc()
         if code == "version_conflict":
             VERSION_CONFLICTS.inc()
 
@@ -101,13 +101,27 @@ class MetricsMiddleware:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                HTTP_LATENCY.labels(scope["method"], _route(scope)).observe(time.perf_counter() - started)
+                _child(HTTP_LATENCY, scope["method"], _route(scope)).observe(time.perf_counter() - started)
             await send(message)
 
         try:
             await self.app(scope, receive, timed_send)
         finally:
-            HTTP_REQUESTS.labels(scope["method"], _route(scope), str(status)).inc()
+            _child(HTTP_REQUESTS, scope["method"], _route(scope), status).inc()
+
+
+#: (metric, label values) -> the labelled child: prometheus-client's ``labels()`` takes a lock and checks
+#: its arguments on every call, several times the cost of the observation itself. Label values come from
+#: route templates, methods and status codes, so the cache is as bounded as the series are.
+_CHILDREN: dict[tuple, Any] = {}
+
+
+def _child(metric, *values) -> Any:
+    key = (metric, *values)
+    child = _CHILDREN.get(key)
+    if child is None:
+        child = _CHILDREN[key] = metric.labels(*(str(value) for value in values))
+    return child
 
 
 def _route(scope) -> str:

@@ -84,6 +84,17 @@ def loads(raw: bytes | str, *, max_depth: int = MAX_DEPTH) -> Any:
         raise MalformedJson("The body is not valid JSON.") from None
 
 
+def loads_stored(raw: bytes | str) -> Any:
+    """Parse JSON the service wrote itself (a match record's fields) as the standard library reads it: no
+    depth rule (it was checked on the way in); orjson unless a run of 19 digits may be an integer past 64 bits (:data:`_LONG_NUMBER`)."""
+    if orjson is not None and not (_LONG_NUMBER if isinstance(raw, str) else _LONG_NUMBER_BYTES).search(raw):
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass  # NaN, say, which the standard library writes and reads
+    return json.loads(raw)
+
+
 def depth_exceeds(data: Any, max_depth: int) -> bool:
     """Whether arrays and objects in ``data`` nest deeper than ``max_depth`` (iterative: any depth is safe)."""
     stack = [(data, 1)]

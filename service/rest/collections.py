@@ -87,14 +87,14 @@ class OfferBody(_Strict):
     expires_in = WholeNumber(validate=validate.Range(min=60, max=30 * 24 * 3600))
 
 
-async def _me_and_body(request: Request, schema) -> tuple[str, dict] | Response:
+async def _me_and_body(request: Request, schema_class) -> tuple[str, dict] | Response:
     """The player the credential proves, then the checked body: who asks comes before what they ask (a request
     without a credential is 401 whatever its body)."""
     try:
         player_id = await _me(request)
     except StoreError as error:
         return _error(error)
-    body = await _body(request, schema)
+    body = await _body(request, schema_class)
     return body if isinstance(body, Response) else (player_id, body)
 
 
@@ -124,7 +124,7 @@ async def player_collection(request: Request) -> Response:
 
 
 async def set_visibility(request: Request) -> Response:
-    asked = await _me_and_body(request, VisibilityBody())
+    asked = await _me_and_body(request, VisibilityBody)
     if isinstance(asked, Response):
         return asked
     player_id, body = asked
@@ -154,7 +154,7 @@ async def player_progress(request: Request) -> Response:
 
 
 async def open_set(request: Request) -> Response:
-    asked = await _me_and_body(request, OpenSetBody())
+    asked = await _me_and_body(request, OpenSetBody)
     if isinstance(asked, Response):
         return asked
     player_id, body = asked
@@ -192,7 +192,7 @@ async def my_hands(request: Request) -> Response:
 
 
 async def save_hand(request: Request) -> Response:
-    asked = await _me_and_body(request, SaveHandBody())
+    asked = await _me_and_body(request, SaveHandBody)
     if isinstance(asked, Response):
         return asked
     player_id, body = asked
@@ -229,7 +229,7 @@ async def bring_saved_hand(request: Request) -> Response:
     parsed = _ETAG.match(if_match)
     if parsed is None:
         return problem("malformed_request", 'If-Match must be the match version as an ETag, e.g. "3".')
-    body = await _body(request, BringHandBody())
+    body = await _body(request, BringHandBody)
     if isinstance(body, Response):
         return body
     key = request.headers.get("idempotency-key")
@@ -256,7 +256,7 @@ def _side(side: dict) -> dict:
 
 
 async def offer_trade(request: Request) -> Response:
-    asked = await _me_and_body(request, OfferBody())
+    asked = await _me_and_body(request, OfferBody)
     if isinstance(asked, Response):
         return asked
     player_id, body = asked

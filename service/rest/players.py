@@ -93,7 +93,7 @@ def _player_json(player) -> dict:
 
 
 async def create_player(request: Request) -> Response:
-    body = await _body(request, CreatePlayerBody())
+    body = await _body(request, CreatePlayerBody)
     if isinstance(body, Response):
         return body
     try:
@@ -130,7 +130,7 @@ async def new_token(request: Request) -> Response:
         player_id = await _me(request)  # who asks before what they ask: 401 comes first
     except StoreError as error:
         return _error(error)
-    body = await _body(request, NewTokenBody())
+    body = await _body(request, NewTokenBody)
     if isinstance(body, Response):
         return body
     try:
@@ -227,7 +227,7 @@ async def join_quick_match(request: Request) -> Response:
         player_id = await _me(request)  # who asks before what they ask: 401 comes first
     except StoreError as error:
         return _error(error)
-    body = await _body(request, QuickMatchBody())
+    body = await _body(request, QuickMatchBody)
     if isinstance(body, Response):
         return body
     quick = _quick(request)

@@ -8,10 +8,11 @@ machine codes as GraphQL. Handlers only translate HTTP to
 """
 
 import asyncio
+import functools
 import re
 from typing import Any
 
-from marshmallow import ValidationError
+from marshmallow import Schema, ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -67,8 +68,15 @@ def _refused_media_type(content_type: str | None, *, has_body: bool) -> str | No
     return None
 
 
-async def _body(request: Request, schema) -> dict[str, Any] | Response:
-    """The JSON body checked against a marshmallow schema, or a problem response."""
+@functools.cache
+def _schema(schema_class: type[Schema]) -> Schema:
+    """One instance per body schema: building a marshmallow schema deep-copies its fields, which costs more
+    than loading a body with it (and a loaded schema keeps no state between loads)."""
+    return schema_class()
+
+
+async def _body(request: Request, schema_class: type[Schema]) -> dict[str, Any] | Response:
+    """The JSON body checked against a marshmallow schema (its class), or a problem response."""
     raw = await request.body()
     refused = _refused_media_type(request.headers.get("content-type"), has_body=bool(raw))
     if refused:
@@ -80,7 +88,7 @@ async def _body(request: Request, schema) -> dict[str, Any] | Response:
     if not isinstance(data, dict):
         return problem("malformed_request", "The body must be a JSON object.")
     try:
-        return schema.load(data)
+        return _schema(schema_class).load(data)
     except ValidationError as error:
         return problem("malformed_request", "The body has invalid fields.", errors=error.messages)
 
@@ -162,7 +170,7 @@ async def game_catalogue(request: Request) -> Response:
 
 
 async def create_match(request: Request) -> Response:
-    body = await _body(request, CreateMatchBody())
+    body = await _body(request, CreateMatchBody)
     if isinstance(body, Response):
         return body
     try:
@@ -184,7 +192,7 @@ async def get_match(request: Request) -> Response:
 
 
 async def join_seat(request: Request) -> Response:
-    body = await _body(request, JoinSeatBody())
+    body = await _body(request, JoinSeatBody)
     if isinstance(body, Response):
         return body
     from .players import join_as_player, player_credential  # a module that imports this one
@@ -231,7 +239,7 @@ async def submit_action(request: Request) -> Response:
     parsed = _ETAG.match(if_match)
     if parsed is None:
         return problem("malformed_request", 'If-Match must be the match version as an ETag, e.g. "3".')
-    body = await _body(request, SubmitActionBody())
+    body = await _body(request, SubmitActionBody)
     if isinstance(body, Response):
         return body
     key = request.headers.get("idempotency-key")
@@ -294,7 +302,7 @@ async def match_record(request: Request) -> Response:
 
 
 async def add_bot(request: Request) -> Response:
-    body = await _body(request, AddBotBody())
+    body = await _body(request, AddBotBody)
     if isinstance(body, Response):
         return body
     try:
@@ -306,7 +314,7 @@ async def add_bot(request: Request) -> Response:
 
 
 async def start_replay(request: Request) -> Response:
-    body = await _body(request, StartReplayBody())
+    body = await _body(request, StartReplayBody)
     if isinstance(body, Response):
         return body
     try:

@@ -55,6 +55,7 @@ import redis.asyncio as aioredis
 
 from service.engine import Game, IllegalAction, InvalidOptions, RuleError, events_for, seeds
 from service.engine.versions import LEGACY_RULES_VERSION, rules_by_version
+from service.wire import loads_stored
 
 from . import archive, lobby
 from .connect import ReplicaAckTimeout, script_then_wait, then_wait
@@ -681,21 +682,21 @@ class MatchStore:
         seats = []
         for i in range(n):
             raw = record.get(f"seat:{i}")
-            info = json.loads(raw) if raw else {}
+            info = loads_stored(raw) if raw else {}
             seats.append(Seat(i, info.get("name"), info.get("token"), (info.get("bot") or {}).get("level"),
                               info.get("player")))
         return Match(
             id=match_id,
             game=self.rules_for(record["game"], record.get("rules_version")),
             variant=record["variant"],
-            options=json.loads(record["options"]),
+            options=loads_stored(record["options"]),
             seed=int(record["seed"]),
             seats=seats,
             version=int(record["version"]),
             status=record["status"],
-            to_act=json.loads(record["to_act"]),
-            result=json.loads(record["result"]) if record.get("result") else None,
-            state=json.loads(record["state"]),
+            to_act=loads_stored(record["to_act"]),
+            result=loads_stored(record["result"]) if record.get("result") else None,
+            state=loads_stored(record["state"]),
             created=int(record["created"]),
             updated=int(record["updated"]),
             turn_seconds=int(record["turn_seconds"]) if record.get("turn_seconds") else None,
