@@ -812,9 +812,17 @@ def wait_up(url: str, process: subprocess.Popen, ready_path: str, timeout: float
         time.sleep(0.1)
 
 
-def grimoire_command() -> list[str]:
-    """Exactly what `grimoire serve` runs, on the project's own interpreter."""
-    return [sys.executable, "-m", "service.cli", "serve"]
+def grimoire_command(profile: str | None = None) -> list[str]:
+    """Exactly what `grimoire serve` runs, on the project's own interpreter; with ``profile`` (a file), under
+    cProfile, which writes its statistics there when the server stops."""
+    if not profile:
+        return [sys.executable, "-m", "service.cli", "serve"]
+    # uvicorn re-raises the SIGTERM it stopped on once it has shut down: made a SystemExit here, so that the
+    # profile is written
+    return [sys.executable, "-c", "import cProfile, signal, sys; from service import cli\n"
+            "signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))\n"
+            f"profiler = cProfile.Profile(); profiler.enable()\n"
+            f"try: cli.main(['serve'])\nfinally: profiler.disable(); profiler.dump_stats({profile!r})"]
 
 
 def grimoire_env(redis_url: str, key_prefix: str, port: int, **extra: str) -> dict[str, str]:
@@ -826,8 +834,8 @@ def grimoire_env(redis_url: str, key_prefix: str, port: int, **extra: str) -> di
 
 
 @contextlib.contextmanager
-def serving(path: str, redis_url: str, key_prefix: str, floor_python: str):
-    """Run one server in its own process; yield (port, pid)."""
+def serving(path: str, redis_url: str, key_prefix: str, floor_python: str, profile: str | None = None):
+    """Run one server in its own process; yield (port, pid). ``profile``: see :func:`grimoire_command`."""
     port = free_port()
     if path.startswith("floor-"):
         config = {"path": path, "redis_url": redis_url, "key_prefix": key_prefix}
@@ -837,7 +845,7 @@ def serving(path: str, redis_url: str, key_prefix: str, floor_python: str):
         env = {**os.environ, SERVER_ENV: json.dumps(config)}
         ready = "/bench-stack"
     else:
-        command, env, ready = grimoire_command(), grimoire_env(redis_url, key_prefix, port), "/readyz"
+        command, env, ready = grimoire_command(profile), grimoire_env(redis_url, key_prefix, port), "/readyz"
     log = server_log()
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
@@ -1216,6 +1224,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--floor-python", default=default_floor_python(),
                         help="interpreter with uvloop/httptools/hiredis/orjson for the floor apps and the clients "
                              "(default $GRIMOIRE_FLOOR_PYTHON, else .venv/floor/bin/python, else this one)")
+    parser.add_argument("--profile", metavar="DIR", default=None,
+                        help="run Grimoire's servers under cProfile, writing DIR/<path>.pstats (figures are then "
+                             "slower: read the profile, not the table)")
     args = parser.parse_args(argv)
     args.paths = [p.strip() for p in args.paths.split(",") if p.strip()]
     if set(args.paths) - set(PATHS):
@@ -1263,7 +1274,9 @@ def main(argv: list[str] | None = None) -> int:
                     open_rate_of = lambda rate: rate / 2  # noqa: E731
                 else:
                     open_rate_of = lambda rate, floor=floor: floor["closed_rate"] / 2 if floor else None  # noqa: E731
-                with serving(path, redis_url, key_prefix, args.floor_python) as (port, pid):
+                profile = os.path.join(args.profile, f"{path}.pstats") if args.profile and path.startswith("grimoire-") \
+                    else None
+                with serving(path, redis_url, key_prefix, args.floor_python, profile) as (port, pid):
                     if path.startswith("floor-") and "floor_reported" not in stacks:
                         stacks["floor_reported"] = json.loads(_get(f"http://127.0.0.1:{port}/bench-stack")[1])
                     row = run_path(path, args, port, pid, client, cores, cfg, open_rate_of)
