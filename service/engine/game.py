@@ -79,6 +79,7 @@ from __future__ import annotations
 import functools
 import json
 import marshal
+import re
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING, Any, Callable
@@ -168,6 +169,81 @@ def _frozen(data: Any) -> Any:
     if kind is str or kind is int or kind is bool or kind is float or data is None:
         return (kind, data)
     raise TypeError(f"not plain JSON data: {kind.__name__}")
+
+
+#: Keywords no validation reads (annotations for people and the API builders): :func:`_quick_check` skips them.
+_ANNOTATIONS = frozenset({"title", "description", "default", "examples", "$comment", "x-graphql-name"})
+#: The exact Python type of each JSON Schema type :func:`_quick_check` handles.
+_EXACT_TYPES = {"object": dict, "array": list, "string": str, "integer": int, "boolean": bool}
+
+
+def _quick_check(schema: Any) -> Callable[[Any], bool] | None:
+    """A fast test for data ``schema`` accepts: True only if JSON Schema validation finds no error in it.
+
+    False means "maybe not": the caller then runs the full validator, which also words the error. Only
+    the keywords the games' action schemas use are understood (``type``, string ``const`` and ``enum``,
+    ``pattern``, ``properties``, ``required``, ``additionalProperties: false``, integer ``minimum`` and
+    ``maximum``, ``items``, ``minItems``, ``maxItems``, ``uniqueItems``), each tested at least as strictly
+    as jsonschema (exact types: a subclass or a bool where an integer is due goes to the validator);
+    a schema with any other keyword gets None: always validate it fully."""
+    if not isinstance(schema, dict):
+        return None
+    tests: list[Callable[[Any], bool]] = []
+    for key, value in schema.items():
+        if key in _ANNOTATIONS:
+            continue
+        if key == "type":
+            kind = _EXACT_TYPES.get(value) if isinstance(value, str) else None
+            if kind is None:
+                return None
+            tests.append(lambda x, kind=kind: type(x) is kind)
+        elif key in ("const", "enum"):
+            values = [value] if key == "const" else value
+            if not isinstance(values, list) or not all(type(v) is str for v in values):
+                return None
+            allowed = frozenset(values)
+            tests.append(lambda x, allowed=allowed: type(x) is str and x in allowed)
+        elif key == "pattern" and isinstance(value, str):
+            # jsonschema's own test: re.search with the pattern as written.
+            tests.append(lambda x, pattern=value: type(x) is str and re.search(pattern, x) is not None)
+        elif key in ("minimum", "maximum") and type(value) is int:
+            if key == "minimum":
+                tests.append(lambda x, bound=value: type(x) is int and x >= bound)
+            else:
+                tests.append(lambda x, bound=value: type(x) is int and x <= bound)
+        elif key in ("minItems", "maxItems") and type(value) is int:
+            if key == "minItems":
+                tests.append(lambda x, bound=value: type(x) is list and len(x) >= bound)
+            else:
+                tests.append(lambda x, bound=value: type(x) is list and len(x) <= bound)
+        elif key == "uniqueItems" and type(value) is bool:
+            if value:
+                # Strings and integers (not bools) are unique for jsonschema exactly when they are for a set.
+                tests.append(lambda x: type(x) is list and all(type(e) is str or type(e) is int for e in x)
+                             and len(set(x)) == len(x))
+        elif key == "items":
+            item = _quick_check(value)
+            if item is None:
+                return None
+            tests.append(lambda x, item=item: type(x) is list and all(item(e) for e in x))
+        elif key == "required" and isinstance(value, list):
+            names = tuple(value)
+            tests.append(lambda x, names=names: type(x) is dict and all(name in x for name in names))
+        elif key == "properties" and isinstance(value, dict):
+            subs = {name: _quick_check(sub) for name, sub in value.items()}
+            if any(sub is None for sub in subs.values()):
+                return None
+            pairs = tuple(subs.items())
+            tests.append(lambda x, pairs=pairs: type(x) is dict
+                         and all(sub(x[name]) for name, sub in pairs if name in x))
+        elif key == "additionalProperties" and type(value) is bool and "patternProperties" not in schema:
+            if not value:
+                known = frozenset(schema.get("properties", {}))
+                tests.append(lambda x, known=known: type(x) is dict and known.issuperset(x))
+        else:
+            return None
+    checks = tuple(tests)
+    return lambda x: all(test(x) for test in checks)
 
 
 def events_for(events: list[Event], seat: int | None) -> list[Event]:
@@ -280,6 +356,12 @@ class Game:
         return {name: jsonschema.Draft202012Validator(schema) for name, schema in self.action_schemas.items()}
 
     @functools.cached_property
+    def _quick_checks(self) -> dict[str, Callable[[Any], bool] | None]:
+        """Action type -> :func:`_quick_check` of its schema: a well-formed action is told apart without
+        the validator (which takes ten times longer), a doubtful one still gets the validator's verdict."""
+        return {name: _quick_check(schema) for name, schema in self.action_schemas.items()}
+
+    @functools.cached_property
     def _options_validator(self) -> jsonschema.Draft202012Validator:
         return jsonschema.Draft202012Validator(self.options_schema)
 
@@ -341,6 +423,9 @@ class Game:
             raise MalformedAction(
                 f"Unknown action type {action['type']!r}; {self.title} has {', '.join(sorted(self.action_schemas))}."
             )
+        quick = self._quick_checks.get(action["type"])
+        if quick is not None and quick(action):
+            return action
         error = jsonschema.exceptions.best_match(validator.iter_errors(action))
         if error is not None:
             where = "/".join(str(p) for p in error.absolute_path) or "action"
