@@ -244,16 +244,38 @@ class SorcerersStone(Game):
         are shared with ``state``, which keeps them unchanged."""
         boards = state["boards"]
         if len(boards) == 1:
-            copied = clone(boards)
+            copied = {name: self._copy_board(name, data) for name, data in boards.items()}
         else:
             name = self._acting_board(state, seat)
             touched = {name, self._following.get(name), *(p["board"] for p in state["players"])}
-            copied = {board: clone(data) if board in touched else data for board, data in boards.items()}
+            copied = {board: self._copy_board(board, data) if board in touched else data
+                      for board, data in boards.items()}
         new = dict(state)
         new["players"] = clone(state["players"])
         new["boards"] = copied
         new["result"] = clone(state["result"])
         return new
+
+    def _copy_board(self, name: str, board: dict) -> dict:
+        """A copy of board ``name`` that its functions may change: the board module's own ``copy``
+        (which may share what they never change), else a deep copy."""
+        copy = getattr(self._board(name), "copy", None)
+        return clone(board) if copy is None else copy(board)
+
+    def is_legal(self, state: State, seat: int, action: Action) -> bool:
+        """``action in self.legal_actions(state, seat)`` (:meth:`Game.is_legal`), asking the acting
+        board's own ``is_legal`` when it has one (McGonagall's: a move is looked up among the moves
+        rather than the list of actions rebuilt)."""
+        if state["result"] is not None:
+            return False
+        name = self._acting_board(state, seat)
+        if name is None:
+            return False
+        board = self._board(name)
+        check = getattr(board, "is_legal", None)
+        if check is None:
+            return action in board.legal_actions(state["boards"][name], seat)
+        return check(state["boards"][name], seat, action)
 
     def play(self, state: State, seat: int, action: Action) -> list[Event]:
         rng = Rng(state["rng"])

@@ -141,68 +141,122 @@ def _cb(board: dict) -> chess.Board:
 _SYMBOLS = [(colour, piece_type, chess.Piece(piece_type, colour).symbol())
             for colour in (chess.WHITE, chess.BLACK) for piece_type in chess.PIECE_TYPES]
 _RUNS = [("1" * n, str(n)) for n in range(8, 1, -1)]
+_KIND_OF = {symbol: (KINDS[piece_type], COLOURS[colour]) for colour, piece_type, symbol in _SYMBOLS}
+#: (square name, kind, colour) per square and piece symbol: the entries of :func:`_pieces_of`.
+_ENTRIES = [{symbol: (name, *_KIND_OF[symbol]) for symbol in _KIND_OF} for name in chess.SQUARE_NAMES]
+#: A rank's FEN text per rank of eight cells ("1" for an empty square, else the piece's symbol).
+_ROWS: dict[str, str] = {}
 
 
-def _board_fen(cb: chess.Board) -> str:
-    """``cb.board_fen()``, from the bitboards rather than square by square."""
-    cells = ["1"] * 64
-    for colour, piece_type, symbol in _SYMBOLS:
-        bb = cb.pieces_mask(piece_type, colour)
-        while bb:
-            low = bb & -bb
-            cells[low.bit_length() - 1] = symbol
-            bb ^= low
-    rows = []
-    for rank in range(56, -1, -8):
-        row = "".join(cells[rank:rank + 8])
-        if "11" in row:
+def _row_text(cells: str) -> str:
+    """One rank of a board FEN: runs of empty squares counted."""
+    text = _ROWS.get(cells)
+    if text is None:
+        text = cells
+        if "11" in text:
             for run, count in _RUNS:
-                row = row.replace(run, count)
-        rows.append(row)
-    return "/".join(rows)
+                text = text.replace(run, count)
+        text = _ROWS[cells] = text
+    return text
+
+
+def _cells(cb: chess.Board) -> list[str]:
+    """The 64 squares of ``cb`` (a1, b1 ... h8): a piece's symbol, "1" when empty; read from the bitboards."""
+    cells = ["1"] * 64
+    black, white = cb.occupied_co  # indexed by colour: chess.BLACK is 0
+    for mask, white_symbol, black_symbol in ((cb.pawns, "P", "p"), (cb.knights, "N", "n"), (cb.bishops, "B", "b"),
+                                             (cb.rooks, "R", "r"), (cb.queens, "Q", "q"), (cb.kings, "K", "k")):
+        for bb, symbol in ((mask & white, white_symbol), (mask & black, black_symbol)):
+            while bb:
+                low = bb & -bb
+                cells[low.bit_length() - 1] = symbol
+                bb ^= low
+    return cells
+
+
+def _board_fen_of(cells: list[str]) -> str:
+    """``cb.board_fen()`` from :func:`_cells` of ``cb``."""
+    return "/".join([_row_text("".join(cells[rank:rank + 8])) for rank in range(56, -1, -8)])
+
+
+#: (square, kind, colour) of every piece per FEN (:func:`_pieces_of`), filled as :func:`_fen` writes a FEN.
+_PIECES: dict[str, tuple[tuple[str, str, str], ...]] = {}
+
+
+def _remember(cache: dict, key: Any, value: Any) -> None:
+    """Keep ``value`` under ``key`` in one of the caches by FEN, started afresh when full."""
+    if len(cache) >= _BOARDS_LIMIT:
+        cache.clear()
+    cache[key] = value
 
 
 def _fen(cb: chess.Board) -> str:
-    """``cb.fen()`` (the en passant square only when an en passant capture is legal, as there), faster;
-    the board is remembered as :func:`_parsed` would build it from that FEN (castling rights cleaned,
-    the en passant square as the FEN says, no promoted marks, no move stack)."""
+    """``cb.fen()`` (the en passant square only when an en passant capture is legal, as there), faster.
+
+    The board is remembered as :func:`_parsed` would build it from that FEN (castling rights cleaned,
+    the en passant square as the FEN says, no promoted marks, no move stack), and its pieces as
+    :func:`_pieces_of` reads them (the view's, next). ``cb`` itself becomes that remembered board (it
+    is not copied, which cost as much again): callers pass a board of their own and drop it after."""
     ep = cb.ep_square if cb.ep_square is not None and cb.has_legal_en_passant() else None
-    fen = (f"{_board_fen(cb)} {'w' if cb.turn == chess.WHITE else 'b'} {cb.castling_xfen()} "
+    cells = _cells(cb)
+    # No castling rights (always so under the abbreviated rules) are "-" whatever the pieces.
+    castling = cb.castling_xfen() if cb.castling_rights else "-"
+    fen = (f"{_board_fen_of(cells)} {'w' if cb.turn == chess.WHITE else 'b'} {castling} "
            f"{'-' if ep is None else chess.SQUARE_NAMES[ep]} {cb.halfmove_clock} {cb.fullmove_number}")
     if fen not in _BOARDS:
-        known = cb.copy(stack=False)
-        known.ep_square = ep
-        known.castling_rights = cb.clean_castling_rights()
-        known.promoted = chess.BB_EMPTY
-        if len(_BOARDS) >= _BOARDS_LIMIT:
-            _BOARDS.clear()
-        _BOARDS[fen] = known
+        rights = cb.clean_castling_rights() if cb.castling_rights else chess.BB_EMPTY  # read with its stack
+        cb.clear_stack()
+        cb.ep_square = ep
+        cb.castling_rights = rights
+        cb.promoted = chess.BB_EMPTY
+        _remember(_BOARDS, fen, cb)
+    if fen not in _PIECES:
+        _remember(_PIECES, fen, tuple([_ENTRIES[square][symbol] for square, symbol in enumerate(cells)
+                                       if symbol != "1"]))
     return fen
+
+
+def _uci(move: chess.Move) -> str:
+    """``move.uci()`` for the moves python-chess generates (never a drop or a null move)."""
+    if move.promotion:
+        return chess.SQUARE_NAMES[move.from_square] + chess.SQUARE_NAMES[move.to_square] + chess.piece_symbol(
+            move.promotion)
+    return chess.SQUARE_NAMES[move.from_square] + chess.SQUARE_NAMES[move.to_square]
+
+
+@functools.lru_cache(maxsize=4096)
+def _all_moves(fen: str, colour: bool, rules: str) -> tuple[tuple[str, int], ...]:
+    """(UCI, from square) of every move :func:`chess_moves` gives ``colour`` in ``fen`` with no square
+    frozen, by UCI; remembered per position: the players' lists (:func:`_moves_of`) and, under the
+    complete rules, whether the side to move is mated or stalemated (:func:`_judge`) read the same one."""
+    cb = _parsed(fen)
+    if cb.turn != colour:
+        # ready() changes the board: a copy (generating moves leaves a board as it was).
+        cb = cb.copy(stack=False)
+        ready(cb, colour)
+    generated = cb.generate_legal_moves() if rules == COMPLETE else cb.generate_pseudo_legal_moves()
+    # UCI strings of different moves differ, so sorting the pairs sorts by UCI alone, as chess_moves does.
+    return tuple(sorted([(_uci(move), move.from_square) for move in generated]))
 
 
 @functools.lru_cache(maxsize=4096)
 def _moves_of(fen: str, colour: bool, rules: str, frozen: frozenset[int]) -> tuple[str, ...]:
     """:func:`chess_moves` as UCI strings, remembered per position."""
-    return tuple(move.uci() for move in chess_moves(_parsed(fen).copy(stack=False), colour, rules, frozen))
+    return tuple([uci for uci, square in _all_moves(fen, colour, rules) if square not in frozen])
 
 
-_KIND_OF = {symbol: (KINDS[piece_type], COLOURS[colour]) for colour, piece_type, symbol in _SYMBOLS}
-
-
-@functools.lru_cache(maxsize=4096)
 def _pieces_of(fen: str) -> tuple[tuple[str, str, str], ...]:
-    """(square, kind, colour) of every piece of ``fen``, by square (a1, b1 ... h8), read off the FEN."""
-    pieces = []
-    for row, text in enumerate(fen.split(" ", 1)[0].split("/")):
-        rank, file = 7 - row, 0
-        for char in text:
-            if char.isdigit():
-                file += int(char)
-            else:
-                pieces.append((rank * 8 + file, char))
-                file += 1
-    pieces.sort()
-    return tuple((chess.SQUARE_NAMES[square], *_KIND_OF[char]) for square, char in pieces)
+    """(square, kind, colour) of every piece of ``fen``, by square (a1, b1 ... h8): as :func:`_fen` wrote
+    them, else read off the FEN."""
+    pieces = _PIECES.get(fen)
+    if pieces is None:
+        cells = []
+        for text in reversed(fen.split(" ", 1)[0].split("/")):
+            for char in text:
+                cells.extend("1" * int(char) if char.isdigit() else char)
+        pieces = tuple([_ENTRIES[square][symbol] for square, symbol in enumerate(cells) if symbol != "1"])
+        _remember(_PIECES, fen, pieces)
+    return pieces
 
 
 @functools.lru_cache(maxsize=4096)
@@ -439,12 +493,12 @@ def legal_actions(board: dict, seat: int) -> list[dict]:
         if board["arrivals"][0] != seat:
             return []
         return [{"type": "mcgonagall_replace", "bishop": square} for square in replace_options(board, seat)]
-    player = board["players"][seat]
-    if board["over"] is not None or player["state"] != "playing":
+    moves = _listed_moves(board, seat, "mcgonagall_move")
+    if moves is None:
         return []
-    colour = COLOUR_OF[player["colour"]]
-    moves = _moves_of(board["fen"], colour, board["rules"], frozenset(_frozen(board, seat)))
     actions: list[dict] = [{"type": "mcgonagall_move", "uci": uci} for uci in moves]
+    player = board["players"][seat]
+    colour = COLOUR_OF[player["colour"]]
     if board["rules"] == ABBREVIATED and chess.square_rank(chess.parse_square(player["square"])) == _far_rank(colour):
         actions.append({"type": "mcgonagall_exit"})
     return actions or [{"type": "mcgonagall_pass"}]
@@ -454,10 +508,50 @@ def _board_actions(board: dict) -> list[dict]:
     """The board's own answers: a move of the colour no player holds with any
     of its pieces but a Harry (:func:`_frozen` of nobody: every Harry), or a
     pass when it has none."""
-    if not board_to_move(board):
+    moves = _listed_moves(board, BOARD_SEAT, "mcgonagall_board_move")
+    if moves is None:
         return []
-    moves = _moves_of(board["fen"], board_colour(board), board["rules"], frozenset(_frozen(board, None)))
     return [{"type": "mcgonagall_board_move", "uci": uci} for uci in moves] or [{"type": "mcgonagall_board_pass"}]
+
+
+def _listed_moves(board: dict, seat: int, kind: str) -> tuple[str, ...] | None:
+    """The UCI moves :func:`legal_actions` lists for ``seat`` as actions of type ``kind``
+    (``mcgonagall_move``, or ``mcgonagall_board_move`` for the board itself); None when it lists no
+    action of that type at all (not the seat's move)."""
+    if seat == BOARD_SEAT:
+        if kind != "mcgonagall_board_move" or not board_to_move(board):
+            return None
+        return _moves_of(board["fen"], board_colour(board), board["rules"], frozenset(_frozen(board, None)))
+    if kind != "mcgonagall_move" or board["arrivals"]:
+        return None
+    player = board["players"][seat]
+    if board["over"] is not None or player["state"] != "playing":
+        return None
+    return _moves_of(board["fen"], COLOUR_OF[player["colour"]], board["rules"], frozenset(_frozen(board, seat)))
+
+
+def is_legal(board: dict, seat: int, action: dict) -> bool:
+    """``action in legal_actions(board, seat)``, without building the list of move actions that
+    every submitted move would otherwise rebuild: a move (of the seat, or of the board) is legal when
+    it is exactly ``{"type", "uci"}`` with a UCI among the listed moves."""
+    kind = action.get("type") if isinstance(action, dict) else None
+    if (kind == "mcgonagall_move" or kind == "mcgonagall_board_move") and len(action) == 2 \
+            and type(action.get("uci")) is str:
+        moves = _listed_moves(board, seat, kind)
+        return moves is not None and action["uci"] in moves
+    return action in legal_actions(board, seat)
+
+
+def copy(board: dict) -> dict:
+    """A copy of ``board`` that :func:`play` and :func:`arrive` may change, ``board`` staying as it was:
+    the board's own dict, its players and its lists are copied; the captured pieces and the plies
+    in those lists are shared (each is a new dict when made and never changed after)."""
+    new = dict(board)
+    new["players"] = [dict(player) for player in board["players"]]
+    new["arrivals"] = list(board["arrivals"])
+    new["captured"] = list(board["captured"])
+    new["last"] = list(board["last"])
+    return new
 
 
 # -- playing -----------------------------------------------------------------------------------
@@ -548,10 +642,13 @@ def _judge(board: dict, colour: bool, seat: int | None, outcome: Outcome) -> Non
             _end(board, "king_captured", colour, seat, outcome)
             return
         ready(cb, other)
-        if cb.is_checkmate():
+        # cb.is_checkmate() and cb.is_stalemate() (a standard board has no variant end), from the legal
+        # moves the next legal actions read too: both ask whether ``other`` has any.
+        stuck = not _all_moves(board["fen"], other, COMPLETE)
+        if stuck and cb.is_check():
             _end(board, "checkmate", colour, seat, outcome)
             return
-        if cb.is_stalemate():
+        if stuck:
             _end(board, "stalemate", None, None, outcome)
             return
         if cb.is_insufficient_material():
