@@ -27,6 +27,8 @@ seeded by the caller.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from typing import Any
 
 from service.engine import Rng, load_data
@@ -131,14 +133,30 @@ def _stone_weight(stone_id: str) -> int:
     return PACKS["rarity_weights"][STONES[stone_id].rarity]
 
 
+#: Each stone's weight in a pack draw (:func:`_stone_weight`), looked up once.
+_STONE_WEIGHTS = {stone_id: _stone_weight(stone_id) for stone_id in STONES}
+#: Every stone in concordance order, and those of each type: the pools packs draw from.
+_BY_N = sorted(STONES, key=lambda s: STONES[s].n)
+_BY_N_OF_TYPE = {stone_type: [s for s in _BY_N if STONES[s].type == stone_type]
+                 for stone_type in {STONES[s].type for s in _BY_N}}
+
+
 def _draw_stones(rng: Rng, pool: list[str], count: int) -> list[str]:
-    """``count`` different stones of ``pool``, each draw weighted by rarity."""
+    """``count`` different stones of ``pool`` (no stone twice in it), each draw weighted by rarity.
+
+    Each draw is :func:`_weighted_pick` over the stones left, in their order: the first stone whose
+    running weight exceeds ``rng.below(total weight)``. The running weights are summed in C and the
+    stone found by bisection (the ticket is below the running total there for the first time); generated
+    collections, opened pack after pack in every Advanced Game's legal actions, spent most of their time
+    here."""
     pool = list(pool)
+    weights = [_STONE_WEIGHTS[stone] for stone in pool]
     drawn = []
     for _ in range(min(count, len(pool))):
-        stone = _weighted_pick(rng, pool, _stone_weight)
-        pool.remove(stone)
-        drawn.append(stone)
+        running = list(itertools.accumulate(weights))
+        index = bisect.bisect_right(running, rng.below(running[-1]))
+        drawn.append(pool.pop(index))
+        del weights[index]
     return drawn
 
 
@@ -150,13 +168,12 @@ def open_pack(rng: Rng, kind: str, owned_cards: list[str] = ()) -> dict[str, lis
     Card"): any stones by rarity, Chasers included; one card, by rarity, that is not a starter card and not
     in ``owned_cards`` when there is one (else any card not owned), so collections grow.
     """
-    by_n = sorted(STONES, key=lambda s: STONES[s].n)
     if kind == STARTER:
         stones = []
         for stone_type, count in PACKS["starter"]["stones"].items():
-            stones += _draw_stones(rng, [s for s in by_n if STONES[s].type == stone_type], count)
+            stones += _draw_stones(rng, _BY_N_OF_TYPE.get(stone_type, []), count)
         return {"stones": stones, "cards": [c for c in CARDS if CARDS[c].starter]}
-    stones = _draw_stones(rng, by_n, PACKS["refill"]["stones"])
+    stones = _draw_stones(rng, _BY_N, PACKS["refill"]["stones"])
     cards = []
     for _ in range(PACKS["refill"]["cards"]):
         fresh = [c for c in CARDS if c not in owned_cards and c not in cards]
