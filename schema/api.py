@@ -16,7 +16,7 @@ from typing import Annotated, Any, AsyncGenerator, Optional, Union
 
 import strawberry
 from strawberry.extensions import (
-    AddValidationRules, MaxAliasesLimiter, MaxTokensLimiter, ParserCache, QueryDepthLimiter, ValidationCache,
+    AddValidationRules, MaxAliasesLimiter, MaxTokensLimiter, ParserCache, QueryDepthLimiter,
 )
 from strawberry.scalars import JSON
 from strawberry.types import Info
@@ -32,6 +32,8 @@ from . import players as player_fields
 from . import collections as collection_fields
 from .errors import MaskUnexpectedErrors, OperationNameRequired, log_errors
 from .cost import max_cost_rule
+from .execution import PlainDataExecutor
+from .validation import DocumentValidationCache
 from .game_types import GameTypes, action_type_enum, graphql_enum, pascal, screaming
 
 #: How an acting ``seat`` field documents the board itself (service.engine.BOARD_SEAT).
@@ -781,9 +783,10 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
         mutation=Mutation,
         subscription=Subscription,
         types=list(problems.ALL),
+        execution_context_class=PlainDataExecutor,  # the games' views and actions completed fast (execution.py)
         extensions=[
             lambda: ParserCache(maxsize=256),
-            lambda: ValidationCache(maxsize=256),
+            DocumentValidationCache.factory(maxsize=256),  # strawberry's ValidationCache hashes the whole document
             # The limiters' rule classes are built once: the validation cache keys on them,
             # so rules built per request would make every request miss the cache.
             lambda: AddValidationRules(limits),

@@ -82,6 +82,10 @@ class SchemaNotSupported(ValueError):
     """A game's JSON Schema uses something outside the documented subset."""
 
 
+#: The kinds of values a converter hands out as they are: JSON scalars, and enums' JSON strings.
+_AS_IS = ("scalar", "enum")
+
+
 @dataclass
 class _Converter:
     """Turns plain JSON into instances of generated types (and inputs back)."""
@@ -94,13 +98,20 @@ class _Converter:
     def out(self, value: Any) -> Any:
         if value is None:
             return None
-        if self.kind == "scalar":
+        if self.kind in _AS_IS:
+            # an enum's GraphQL type serialises its JSON string by one lookup; a member of the Python enum
+            # costs it a scan of every value (strawberry's CustomGraphQLEnumType)
             return value
-        if self.kind == "enum":
-            return self.python_type(value)
         if self.kind == "list":
+            if self.item.kind in _AS_IS:
+                return value
             return [self.item.out(v) for v in value]
-        return self.python_type(**{attr: conv.out(value.get(key)) for attr, key, conv in self.fields})
+        # A generated type is a plain dataclass: its attributes set directly, without the keyword-argument
+        # call of its __init__, and leaves taken as they are (a view has hundreds of them).
+        instance = object.__new__(self.python_type)
+        instance.__dict__.update({attr: value.get(key) if conv.kind in _AS_IS else conv.out(value.get(key))
+                                  for attr, key, conv in self.fields})
+        return instance
 
     def back(self, value: Any) -> Any:
         """An input value (enum members, lists) back to plain JSON."""
