@@ -242,6 +242,20 @@ def legal_actions(board: dict[str, Any], seat: int) -> list[dict[str, Any]]:
     return []
 
 
+def is_legal(board: dict[str, Any], seat: int, action: dict[str, Any]) -> bool:
+    """``action in legal_actions(board, seat)``, a move read off the walk's ends (a bit of the mask)
+    instead of the list of moves rebuilt for every submitted move."""
+    if isinstance(action, dict) and action.get("type") == "flitwick_move" and len(action) == 2 \
+            and type(action.get("to")) is str:
+        if board["phase"] != "play" or board["mover"] != seat or board["spin"] is None:
+            return False
+        square = INDEX.get(action["to"])
+        # No end at all lists only flitwick_stay: a move is never legal then (no bit is set).
+        ends = walk_ends(board["pieces"][seat], board["spin"], _occupied(board, but=seat))
+        return square is not None and bool(ends >> square & 1)
+    return action in legal_actions(board, seat)
+
+
 # -- actions --------------------------------------------------------------------------
 
 

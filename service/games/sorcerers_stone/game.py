@@ -203,8 +203,9 @@ class SorcerersStone(Game):
         arrived settles its arrival (a bishop to replace) before an earlier
         board's decisions go on."""
         found = None
-        for name in reversed(list(state["boards"])):
-            owner = self._board(name).turn_owner(state["boards"][name])
+        boards = self.boards  # what self._board reads: this runs several times per action
+        for name, board in reversed(state["boards"].items()):
+            owner = boards[name].turn_owner(board)
             if owner == BOARD_SEAT:
                 return owner, name
             if owner is not None and found is None:
