@@ -15,6 +15,8 @@ from __future__ import annotations
 from .catalogue import ARTIFACT, CHARACTER, CHASER, ELEMENT, STONES
 
 SYMBOL, NUMBER, LEANER, UNCAST = "s", "n", "l", "-"
+#: Each face's name in actions, events and views.
+FACE_NAMES = {SYMBOL: "symbol", NUMBER: "number", LEANER: "leaner", UNCAST: "uncast"}
 
 SPELL, POTION, CHARM, BUNGLE = "spell", "potion", "charm", "bungle"
 #: Not yet readable: a stone is still in hand or a Leaner is still standing.

@@ -86,18 +86,21 @@ Hands, casts, gems and Libraries are on the table for all to see.
 
 from __future__ import annotations
 
+from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
-from service.engine import Action, Catalogue, Event, Game, Rng, State, Variant, load_data
+from service.engine import Action, Catalogue, Event, Game, Rng, State, Variant, clone, load_data
 
-from . import catalogue, collecting, collectors, library, victory
+from . import catalogue, collecting, collectors, library, victory, views
 from .collectibles import StoneCollectibles
 from .determinise import determinise as _determinise
 from .cards import (
     CARDS, LONGEST_STREAK, OF_CARDS, OF_GEMS, OF_STONES, card_entries, conditions_hold, shows_stones, works,
 )
 from .casts import (
-    BUNGLE, EFFECT, KNOCK, LEANER, NUMBER, PENDING, PLACE, SPELL, SWAP, SYMBOL, UNCAST, read_cast, winner_of,
+    BUNGLE, EFFECT, FACE_NAMES, KNOCK, LEANER, NUMBER, PENDING, PLACE, SPELL, SWAP, SYMBOL, UNCAST, read_cast,
+    winner_of,
 )
 from .catalogue import (
     ARTIFACT, CHARACTER, CHASER, ELEMENT, GEMS_PER_PLAYER, RUN_TO_WIN, STONES, TURRET_NAMES, TURRETS, VARIANTS,
@@ -112,7 +115,6 @@ FOUR_TURRETS, TURN_LIMIT = "four_turrets", "turn_limit"
 #: Seconds progress per seat (``state["done"]``).
 UNDECIDED, KEPT, RECAST = 0, 1, 2
 
-_FACE_NAMES = {SYMBOL: "symbol", NUMBER: "number", LEANER: "leaner", UNCAST: "uncast"}
 _FACE_CODES = {"symbol": SYMBOL, "number": NUMBER}
 #: "Chasers are wild – they can become Character, Artifact or Element Stones as the player wishes." (A)
 WILD_TYPES = (CHARACTER, ARTIFACT, ELEMENT)
@@ -125,6 +127,8 @@ _NONE: tuple[tuple, tuple] = ((), ())
 _NO_DECLARATIONS: tuple[dict, dict] = ({}, {})
 _NONE_PAIR = (None, None)
 
+#: The Chasers' stone ids.
+_CHASERS = frozenset(stone.id for stone in STONES.values() if stone.type == CHASER)
 #: Every non-empty subset of hand positions, for the ``recast`` actions.
 _SUBSETS = {size: [[i for i in range(size) if mask >> i & 1] for mask in range(1, 1 << size)] for size in range(1, 11)}
 
@@ -163,6 +167,74 @@ def _rules_version() -> str:
         return version
     digest = hashlib.sha256(json.dumps(extra, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
     return f"{version}+cards.{digest[:12]}"
+
+
+#: The state's layout (module docstring, "State keys") as :func:`_copy_state` copies it. Keys holding lists of
+#: numbers or strings; lists of such lists (one per seat, or the one shared Vault); lists of flat dicts.
+_FLAT_LISTS = ("pool", "faces", "done", "gems", "line", "deck")
+_LISTS_OF_LISTS = ("hands", "vault", "lib", "down", "hist", "vc")
+_LISTS_OF_DICTS = ("bq", "decl")
+#: Keys copied by layout (flat dicts: the options, ``vic``; ``pk``: a list or None; ``last``: :func:`_copy_last`);
+#: any other key (``br``, a brought collection) is deep-copied as it is.
+_LAID_OUT = frozenset({"v", "rng", "ph", "act", "turn", "first", "knocked", "winner", "end", "opt", "vic", "pk",
+                       "last", *_FLAT_LISTS, *_LISTS_OF_LISTS, *_LISTS_OF_DICTS})
+#: ``row[:]``, called from C by ``map``.
+_SLICE = itemgetter(slice(None))
+
+
+def _copy_state(state: State) -> State:
+    """A deep copy of a state: equal to ``clone(state)`` and sharing no list or dict with it.
+
+    ``clone``'s marshal round trip writes and reads back every string of the state (stone and card ids,
+    keys); copying the containers by the state's layout, the immutable strings and numbers shared, takes
+    about half the time. Keys a state may lack (a variant's own, or a state stored before they existed) are
+    skipped; a key this layout does not know is deep-copied by ``clone``.
+    """
+    new = state.copy()
+    for key in _FLAT_LISTS:
+        if key in state:
+            new[key] = state[key][:]
+    for key in _LISTS_OF_LISTS:
+        if key in state:
+            new[key] = list(map(_SLICE, state[key]))
+    for key in _LISTS_OF_DICTS:
+        if key in state:
+            new[key] = list(map(dict, state[key]))
+    for key in ("opt", "vic"):
+        if state.get(key) is not None:
+            new[key] = dict(state[key])
+    if state.get("pk") is not None:
+        new["pk"] = state["pk"][:]
+    if state.get("last") is not None:
+        new["last"] = _copy_last(state["last"])
+    for key in state.keys() - _LAID_OUT:
+        new[key] = clone(state[key])
+    return new
+
+
+def _copy_last(last: dict[str, Any]) -> dict[str, Any]:
+    """A deep copy of ``state["last"]`` (:meth:`CastingStones._compare` makes it) by its layout: lists of
+    kinds, powers and counter-spell cards, the ``[seat, card]`` pairs of used cards, the victory action
+    and the bonus actions (flat dicts). A turn stored before Casting Cards lacks the last three lists; a
+    key not laid out here is deep-copied by ``clone``."""
+    new = last.copy()
+    new["kinds"], new["powers"] = last["kinds"][:], last["powers"][:]
+    if "counter" in last:
+        new["counter"] = last["counter"][:]
+    if "cards" in last:
+        new["cards"] = list(map(_SLICE, last["cards"]))
+    if last["action"] is not None:
+        new["action"] = dict(last["action"])
+    if "bonus" in last:
+        new["bonus"] = list(map(dict, last["bonus"]))
+    for key in last.keys() - _LAST_LAID_OUT:
+        new[key] = clone(last[key])
+    return new
+
+
+#: The keys of ``state["last"]`` that :func:`_copy_last` knows.
+_LAST_LAID_OUT = frozenset({"turn", "winner", "kinds", "powers", "counter", "cards", "void", "action", "replacement",
+                            "bonus"})
 
 
 class CastingStones(Game):
@@ -355,6 +427,11 @@ class CastingStones(Game):
 
     # -- playing an action ---------------------------------------------------------------
 
+    def copy_for_play(self, state: State, seat: int, action: Action) -> State:
+        """A deep copy of ``state`` (see :meth:`Game.copy_for_play`) made by its known layout, :func:`_copy_state`:
+        every list and dict copied, the strings and numbers in them shared (they never change)."""
+        return _copy_state(state)
+
     def play(self, state: State, seat: int, action: Action) -> list[Event]:
         events: list[Event] = []
         kind = action["type"]
@@ -465,7 +542,7 @@ class CastingStones(Game):
                 state["decl"][seat].pop(hand[position], None)   # a re-cast Chaser is declared afresh
         state["faces"][seat] = "".join(faces)
         events.append({"type": "cast", "seat": seat, "second": state["done"][seat] == RECAST,
-                       "stones": [hand[p] for p in positions], "faces": [_FACE_NAMES[f] for f in thrown]})
+                       "stones": [hand[p] for p in positions], "faces": [FACE_NAMES[f] for f in thrown]})
         self._progress(state, events)
 
     def _tip(self, state: State, seat: int, stone_id: str, face: str, events: list[Event]) -> None:
@@ -484,32 +561,25 @@ class CastingStones(Game):
         the player wishes" (A). Like a Leaner, the caster decides as soon as the stone lies symbol-up, and
         the choice holds until the stone is cast again (docs: "Chasers").
         """
-        if not self._rules(state).wild_chasers:
+        hand = state["hands"][seat]
+        if not self._rules(state).wild_chasers or _CHASERS.isdisjoint(hand):   # most hands hold no Chaser
             return []
-        hand, faces, declared = state["hands"][seat], state["faces"][seat], state["decl"][seat]
+        faces, declared = state["faces"][seat], state["decl"][seat]
         return [s for s, f in zip(hand, faces) if f == SYMBOL and STONES[s].type == CHASER and s not in declared]
 
     def _read(self, state: State, seat: int) -> tuple[str, int | None, str | None]:
-        """``seat``'s cast as it reads now: ``(kind, power, counter-spell card or None)``.
+        """``seat``'s cast as it reads now: ``(kind, power, counter-spell card or None)`` (:func:`_reading`).
 
-        Advanced, CASTING CARDS: "COUNTER SPELLS on Casting Cards play just like SPELLS, even if the Casting
-        Stones pictured are different than a normal spell." A cast that is otherwise a Bungle and shows the
-        combination of a face-up Counter Spell card of its caster (conditions held) reads as a Spell; its power
-        is the sum of the numbers showing, as for any Spell. "Once the Casting Card with the Counter Spell is
-        out of play, the Counter Spell combination is no longer a valid spell": only Library cards count.
+        Asked for both seats by every view and by most plays, so the reading is remembered by the values
+        it depends on; a cast still lying uncast or on a Leaner reads as pending without looking further.
         """
+        faces = state["faces"][seat]
+        if UNCAST in faces or LEANER in faces:
+            return _PENDING_READING
         rules = self._rules(state)
-        hand, faces = state["hands"][seat], state["faces"][seat]
-        if self._undeclared(state, seat):
-            return PENDING, None, None
-        kind, power = read_cast(hand, faces, rules.wild_chasers, state["decl"][seat] if rules.wild_chasers else None)
-        if kind == BUNGLE and rules.counter_spells:
-            for card_id in state["lib"][seat]:
-                card = CARDS[card_id]
-                if (card.counter_spell and shows_stones(card, hand, faces)
-                        and conditions_hold(card, state["gems"], seat)):
-                    return SPELL, sum(STONES[s].number for s, f in zip(hand, faces) if f == NUMBER), card_id
-        return kind, power, None
+        declared = tuple(state["decl"][seat].items()) if rules.wild_chasers else None
+        counters = (tuple(state["lib"][seat]), tuple(state["gems"]), seat) if rules.counter_spells else None
+        return _reading(tuple(state["hands"][seat]), faces, declared, counters)
 
     def _may_recast(self, state: State, seat: int) -> bool:
         """"Either player may choose to keep the combination ... after their first cast. However, if
@@ -781,14 +851,20 @@ class CastingStones(Game):
 
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         """The table as ``seat`` sees it: everything but the RNG state, the face-down cards' order, and the
-        other player's private Vault and (until both are in) brought collection."""
+        other player's private Vault and (until both are in) brought collection.
+
+        Hands, cards, Vaults, turrets and the last turn are lists and dicts shared between views showing
+        equal parts (:mod:`.views`): a view is read, encoded or converted, never changed in place."""
         phase = state["ph"]
         last = state["last"]
         compared = phase in (VICTORY, REPLACE, BONUS, OVER) and last is not None and last["turn"] == state["turn"]
         rules = self._rules(state)
+        gems = state["gems"]
+        libraries, used = state.get("lib", _NONE), state.get("down", _NONE)
+        declarations = state.get("decl", _NO_DECLARATIONS)
         players = []
         for s in (0, 1):
-            hand, faces, library_cards = state["hands"][s], state["faces"][s], state.get("lib", _NONE)[s]
+            hand, faces, library_cards = state["hands"][s], state["faces"][s], libraries[s]
             vault, vault_cards = ([], []) if rules.shared_vault else (state["vault"][s], state["vc"][s])
             pending = library.pending_collection(state, s) if phase == BRING else None
             if pending is not None and seat == s:
@@ -805,26 +881,28 @@ class CastingStones(Game):
             else:
                 kind, power, counter = self._read(state, s)
                 cast = {"kind": kind, "power": power}
-            have = [STONES[x].type for x in hand]
             mine = seat == s
-            declared = state.get("decl", _NO_DECLARATIONS)[s]
+            declared = declarations[s]
+            if phase == PICK:
+                have = [STONES[x].type for x in hand]
+                to_pick = {t: max(0, rules.hand_quota.get(t, 0) - have.count(t))
+                           for t in ("character", "artifact", "element")}
+            else:
+                to_pick = views.NOTHING_TO_PICK
             players.append({
                 "seat": s,
-                "hand": [{**STONES[x]._public, "face": _FACE_NAMES[faces[i]] if i < len(faces) else "uncast",
-                          "declared": declared.get(x, "none")}
-                         for i, x in enumerate(hand)],
+                "hand": views.hand(tuple(hand), faces, tuple(declared.items()) if declared else ()),
                 "conjured": cast,
                 "counter_spell": counter,
                 "recast": state["done"][s] == RECAST,
                 "gems_in_line": state["line"][s],
-                "turrets_held": sum(1 for g in state["gems"] if g == s),
-                "to_pick": {t: max(0, rules.hand_quota.get(t, 0) - have.count(t)) if phase == PICK else 0
-                            for t in ("character", "artifact", "element")},
-                "library": [CARDS[c].public() for c in library_cards],
-                "used_cards": [CARDS[c].public() for c in state.get("down", _NONE)[s]],
+                "turrets_held": gems.count(s),
+                "to_pick": to_pick,
+                "library": views.cards(tuple(library_cards)),
+                "used_cards": views.cards(tuple(used[s])),
                 # THE VAULT (ADVANCED): "What is stored in your Vault is for you and you alone."
-                "vault": [STONES[x].entry() for x in vault] if mine else [],
-                "vault_cards": [CARDS[c].public() for c in vault_cards] if mine else [],
+                "vault": views.stones(tuple(vault)) if mine else [],
+                "vault_cards": views.cards(tuple(vault_cards)) if mine else [],
                 "vault_size": len(vault),
                 "vault_card_count": len(vault_cards),
                 "ready": phase != BRING or state["br"][s] is not None,
@@ -846,36 +924,17 @@ class CastingStones(Game):
             "first_caster": state["first"],
             "to_act": sorted(self.to_act(state)),
             "players": players,
-            "pool": [STONES[x].entry() for x in state["pool"]],
-            "vault": [STONES[x].entry() for x in victory.vault_of(state, 0)] if rules.shared_vault else [],
+            "pool": views.stones(tuple(state["pool"])),
+            "vault": views.stones(tuple(victory.vault_of(state, 0))) if rules.shared_vault else [],
             "face_down_cards": len(state.get("deck", ())),
-            "turrets": [{"index": t, "name": TURRET_NAMES[t], "seat": state["gems"][t]} for t in range(TURRETS)],
+            "turrets": views.turrets(tuple(gems)),
             "victory": victory_view,
             "bonus": bonus,
             "knocked": state["knocked"],
-            "last_turn": self._last_turn_view(state),
+            "last_turn": None if last is None else views.last_turn(last, _last_turn_view),
             "winner": state["winner"],
             "end": state["end"] or "none",
             "options": dict(state["opt"]),
-        }
-
-    def _last_turn_view(self, state: State) -> dict[str, Any] | None:
-        last = state["last"]
-        if last is None:
-            return None
-        winner = last["winner"]
-        return {
-            "turn": last["turn"],
-            "winner": winner,
-            "casts": [{"kind": k, "power": p} for k, p in zip(last["kinds"], last["powers"])],
-            "counter_spells": list(last.get("counter", _NONE_PAIR)),
-            "effect": "none" if winner is None else EFFECT[last["kinds"][winner]],
-            "void": last["void"],
-            "action": _action_view(last["action"]),
-            "replacement": last["replacement"],
-            "cards": [{"seat": s, "card": c, "name": CARDS[c].name} for s, c in last.get("cards", ())],
-            "bonus_actions": [_action_view(a) for a in last.get("bonus", ())],
-            "summary": _summary(last),
         }
 
     def determinise(self, view: dict[str, Any], seat: int, rng: Rng) -> State:
@@ -895,6 +954,60 @@ class CastingStones(Game):
     def _quota_text(self, state: State) -> str:
         quota = self._rules(state).hand_quota
         return ", ".join(f"{n} {t}" for t, n in quota.items())
+
+
+#: What a cast still lying uncast or on a standing Leaner reads as.
+_PENDING_READING: tuple[str, None, None] = (PENDING, None, None)
+
+
+@lru_cache(maxsize=4096)
+def _reading(hand: tuple[str, ...], faces: str, declared: tuple[tuple[str, str], ...] | None,
+             counters: tuple[tuple[str, ...], tuple[int | None, ...], int] | None,
+             ) -> tuple[str, int | None, str | None]:
+    """What a cast reads as: ``(kind, power, counter-spell card or None)``. A pure function of plain values
+    (hence remembered): ``declared`` is the items of the caster's Chaser declarations when Chasers are wild
+    (Advanced), else None; ``counters`` the caster's face-up Library, the turret owners and the caster's
+    seat when Counter Spells count (Advanced), else None.
+
+    In the Advanced Game a symbol-up Chaser not yet declared leaves the cast pending (:meth:`_undeclared`).
+    Advanced, CASTING CARDS: "COUNTER SPELLS on Casting Cards play just like SPELLS, even if the Casting
+    Stones pictured are different than a normal spell." A cast that is otherwise a Bungle and shows the
+    combination of a face-up Counter Spell card of its caster (conditions held) reads as a Spell; its power
+    is the sum of the numbers showing, as for any Spell. "Once the Casting Card with the Counter Spell is
+    out of play, the Counter Spell combination is no longer a valid spell": only Library cards count.
+    """
+    hand_list = list(hand)
+    wild = declared is not None
+    chosen = dict(declared) if wild else None
+    if wild and any(f == SYMBOL and STONES[s].type == CHASER and s not in chosen for s, f in zip(hand, faces)):
+        return _PENDING_READING
+    kind, power = read_cast(hand_list, faces, wild, chosen)
+    if kind == BUNGLE and counters is not None:
+        library_cards, gems, seat = counters
+        for card_id in library_cards:
+            card = CARDS[card_id]
+            if (card.counter_spell and shows_stones(card, hand_list, faces)
+                    and conditions_hold(card, gems, seat)):
+                return SPELL, sum(STONES[s].number for s, f in zip(hand, faces) if f == NUMBER), card_id
+    return kind, power, None
+
+
+def _last_turn_view(last: dict[str, Any]) -> dict[str, Any]:
+    """The view of the last compared turn (``state["last"]``); :func:`.views.last_turn` remembers it."""
+    winner = last["winner"]
+    return {
+        "turn": last["turn"],
+        "winner": winner,
+        "casts": [{"kind": k, "power": p} for k, p in zip(last["kinds"], last["powers"])],
+        "counter_spells": list(last.get("counter", _NONE_PAIR)),
+        "effect": "none" if winner is None else EFFECT[last["kinds"][winner]],
+        "void": last["void"],
+        "action": _action_view(last["action"]),
+        "replacement": last["replacement"],
+        "cards": [{"seat": s, "card": c, "name": CARDS[c].name} for s, c in last.get("cards", ())],
+        "bonus_actions": [_action_view(a) for a in last.get("bonus", ())],
+        "summary": _summary(last),
+    }
 
 
 def _action_view(action: dict[str, Any] | None) -> dict[str, Any] | None:
