@@ -133,6 +133,14 @@ _CHASERS = frozenset(stone.id for stone in STONES.values() if stone.type == CHAS
 _SUBSETS = {size: [[i for i in range(size) if mask >> i & 1] for mask in range(1, 1 << size)] for size in range(1, 11)}
 
 
+@lru_cache(maxsize=4096)
+def _recast_choices(hand: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """The stones of every ``recast`` action open to a sorted ``hand``: each non-empty subset, taken in
+    index order, so already in canonical order. Remembered per hand (a hand seldom changes between
+    Seconds), the legal actions then copy each into a fresh list."""
+    return tuple(tuple(hand[i] for i in subset) for subset in _SUBSETS[len(hand)])
+
+
 def throw(rng: Rng, count: int, leaner_one_in: int) -> str:
     """Cast ``count`` stones: their faces, one character each.
 
@@ -174,10 +182,10 @@ def _rules_version() -> str:
 _FLAT_LISTS = ("pool", "faces", "done", "gems", "line", "deck")
 _LISTS_OF_LISTS = ("hands", "vault", "lib", "down", "hist", "vc")
 _LISTS_OF_DICTS = ("bq", "decl")
-#: Keys copied by layout (flat dicts: the options, ``vic``; ``pk``: a list or None; ``last``: :func:`_copy_last`);
-#: any other key (``br``, a brought collection) is deep-copied as it is.
+#: Keys copied by layout (flat dicts: the options, ``vic``; ``pk``: a list or None; ``br``: collections or None;
+#: ``last``: :func:`_copy_last`); any other key is deep-copied as it is.
 _LAID_OUT = frozenset({"v", "rng", "ph", "act", "turn", "first", "knocked", "winner", "end", "opt", "vic", "pk",
-                       "last", *_FLAT_LISTS, *_LISTS_OF_LISTS, *_LISTS_OF_DICTS})
+                       "br", "last", *_FLAT_LISTS, *_LISTS_OF_LISTS, *_LISTS_OF_DICTS})
 #: ``row[:]``, called from C by ``map``.
 _SLICE = itemgetter(slice(None))
 
@@ -205,10 +213,14 @@ def _copy_state(state: State) -> State:
             new[key] = dict(state[key])
     if state.get("pk") is not None:
         new["pk"] = state["pk"][:]
+    brought = state.get("br")
+    if brought is not None:   # a collection (nested lists) only while the Advanced Game is set up, else Nones
+        new["br"] = brought[:] if brought.count(None) == len(brought) else clone(brought)
     if state.get("last") is not None:
         new["last"] = _copy_last(state["last"])
-    for key in state.keys() - _LAID_OUT:
-        new[key] = clone(state[key])
+    if not _LAID_OUT.issuperset(state):
+        for key in state.keys() - _LAID_OUT:
+            new[key] = clone(state[key])
     return new
 
 
@@ -227,8 +239,9 @@ def _copy_last(last: dict[str, Any]) -> dict[str, Any]:
         new["action"] = dict(last["action"])
     if "bonus" in last:
         new["bonus"] = list(map(dict, last["bonus"]))
-    for key in last.keys() - _LAST_LAID_OUT:
-        new[key] = clone(last[key])
+    if not _LAST_LAID_OUT.issuperset(last):
+        for key in last.keys() - _LAST_LAID_OUT:
+            new[key] = clone(last[key])
     return new
 
 
@@ -340,10 +353,8 @@ class CastingStones(Game):
             return [{"type": "declare", "stone": s, "stone_type": t} for s in self._undeclared(state, seat)
                     for t in WILD_TYPES]
         if phase == SECONDS:
-            # Subsets of the sorted hand, taken in index order, are already in canonical order.
-            hand = sorted(state["hands"][seat])
-            return [{"type": "keep"}] + [{"type": "recast", "stones": [hand[i] for i in subset]}
-                                         for subset in _SUBSETS[len(hand)]]
+            return [{"type": "keep"}] + [{"type": "recast", "stones": list(stones)}
+                                         for stones in _recast_choices(tuple(sorted(state["hands"][seat])))]
         if phase in (VICTORY, BONUS):
             return self._effect_options(state, seat)
         if phase == REPLACE:

@@ -38,9 +38,14 @@ def hand(stones: tuple[str, ...], faces: str, declared: tuple[tuple[str, str], .
     the faces given, e.g. during set-up) and what a wild Chaser was declared as (``declared``: the
     state's ``{stone: type}`` items)."""
     kinds = dict(declared)
-    return [{**STONES[x]._public, "face": FACE_NAMES[faces[i]] if i < len(faces) else "uncast",
-             "declared": kinds.get(x, "none")}
+    return [_stone_in_hand(x, FACE_NAMES[faces[i]] if i < len(faces) else "uncast", kinds.get(x, "none"))
             for i, x in enumerate(stones)]
+
+
+@lru_cache(maxsize=_CACHED)   # holds every stone showing each face, declared as each type
+def _stone_in_hand(stone: str, face: str, declared: str) -> dict[str, Any]:
+    """One stone of a hand: a cast changes one hand's faces, and its other stones keep their entries."""
+    return {**STONES[stone]._public, "face": face, "declared": declared}
 
 
 @lru_cache(maxsize=_CACHED)
