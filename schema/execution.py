@@ -17,11 +17,12 @@ changes nothing. The answer is the same either way; only the cost differs.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 from graphql import (
-    BREAK, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLUnionType, OperationDefinitionNode,
-    Visitor, is_leaf_type, visit,
+    BREAK, FieldNode, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLUnionType,
+    OperationDefinitionNode, OperationType, Visitor, is_leaf_type, visit,
 )
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.schema.schema_converter import GraphQLCoreConverter
@@ -145,9 +146,78 @@ class _CollectedFields:
 _COLLECTED = _CollectedFields()
 
 
+class _SharedEvents:
+    """Subscription events executed once for every subscriber that shares them.
+
+    A match's followers get one event object per update and seat (``Update.shared`` in
+    service/store/live.py), and graphql-core would execute each follower's selection of it anew: a
+    thousand spectators, a thousand identical executions per update. When the subscription field's type is
+    plain (it hands the event on as it is, and nothing below it reads the connection or the request), the
+    result depends only on the event and the operation: it is computed once and shared. A
+    result with errors is never shared. Each entry holds its event and operation, so ids stay unique."""
+
+    MAXSIZE = 4096
+
+    def __init__(self):
+        self.results: OrderedDict[tuple, tuple] = OrderedDict()
+
+    def get(self, key: tuple, event: Any, operation: OperationDefinitionNode) -> Any:
+        entry = self.results.get(key)
+        if entry is not None and entry[0] is event and entry[1] is operation:
+            return entry[2]
+        return None
+
+    def put(self, key: tuple, event: Any, operation: OperationDefinitionNode, result: Any) -> None:
+        self.results[key] = (event, operation, result)
+        if len(self.results) > self.MAXSIZE:
+            self.results.popitem(last=False)
+
+
+_SHARED_EVENTS = _SharedEvents()
+
+
 class PlainDataExecutor(StrawberryGraphQLCoreExecutionContext):
-    """strawberry's executor, with the plain types completed by :meth:`_complete` (the module docstring)
-    and collected fields kept across requests (:class:`_CollectedFields`)."""
+    """strawberry's executor, with the plain types completed by :meth:`_complete` (the module docstring),
+    collected fields kept across requests (:class:`_CollectedFields`) and plain subscription events executed
+    once for all their subscribers (:class:`_SharedEvents`)."""
+
+    def execute_operation(self, serially=None):
+        key = self._shared_event_key()
+        if key is None:
+            return super().execute_operation(serially)
+        shared = _SHARED_EVENTS.get(key, self.root_value, self.operation)
+        if shared is not None:
+            return shared
+        result = super().execute_operation(serially)
+        if self.is_awaitable(result):
+            async def sharing():
+                completed = await result
+                if not completed.errors:
+                    _SHARED_EVENTS.put(key, self.root_value, self.operation, completed)
+                return completed
+            return sharing()
+        if not result.errors:
+            _SHARED_EVENTS.put(key, self.root_value, self.operation, result)
+        return result
+
+    def _shared_event_key(self) -> tuple | None:
+        """The key of a subscription event whose result any subscriber may share, else None."""
+        operation = self.operation
+        if operation.operation != OperationType.SUBSCRIPTION or self.root_value is None or \
+                not _COLLECTED.cacheable(operation, self.fragments):
+            return None
+        selections = operation.selection_set.selections
+        if len(selections) != 1 or not isinstance(selections[0], FieldNode):
+            return None
+        field = self.schema.subscription_type.fields.get(selections[0].name.value)
+        definition = field.extensions.get(GraphQLCoreConverter.DEFINITION_BACKREF) if field else None
+        if definition is None or not definition.is_subscription or \
+                not _plain_types(self.schema).covers(field.type):
+            return None
+        # No variable can change the result: without directives they reach only the subscription field's own
+        # arguments, which choose the events (its resolver hands each event on as it is), and plain types
+        # have no arguments. Subscribers resuming from different versions share the events they both get.
+        return id(self.root_value), id(operation)
 
     def collect_subfields(self, return_type, field_details_list):
         operation = self.operation

@@ -6,6 +6,7 @@ value that is not plain (which the fast path hands back to graphql-core)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
 from typing import Optional
 
@@ -141,3 +142,61 @@ def test_a_value_that_is_not_plain_gets_graphql_cores_own_answer(kind):
         answers.append((result.data, [(e.message, e.path) for e in result.errors or []]))
     assert answers[0] == answers[1]
     assert (kind == "fine") == (not answers[0][1])
+
+
+def test_followers_share_an_event_only_when_they_may_see_the_same(client):
+    """Two spectators (resuming from different versions) share each update's execution; the seat's own
+    subscription gets its own events, as REST's history shows them to it, never the spectators'."""
+    from schema import execution
+
+    created = client.post("/v1/matches", json={"game": "spells-and-potions", "seed": 11}).json()
+    match_id = created["id"]
+    tokens = [client.post(f"/v1/matches/{match_id}/seats", json={"name": f"P{i}"}).json()["token"]
+              for i in range(2)]
+    query = ("subscription($id: ID!, $after: Int!) { matchEvents(matchId: $id, after: $after) { __typename "
+             "... on MatchEvent { version seat events toAct } } }")
+    followers = {"spectator": (None, 0), "late spectator": (None, 1), "seat 0": (tokens[0], 0)}
+    chooser = Rng(3)
+
+    def play(count: int) -> None:
+        for _ in range(count):
+            match = client.get(f"/v1/matches/{match_id}").json()
+            seat = chooser.choice(match["to_act"])
+            headers = {"Authorization": f"Bearer {tokens[seat]}"}
+            legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=headers).json()
+            answer = client.post(f"/v1/matches/{match_id}/actions", json={"action": chooser.choice(legal["actions"])},
+                                 headers={**headers, "If-Match": f'"{legal["version"]}"'})
+            assert answer.status_code == 200, answer.text
+
+    play(1)  # version 1 exists, so the late spectator starts after it
+    shared_before = len(execution._SHARED_EVENTS.results)
+    received = {}
+    with contextlib.ExitStack() as stack:
+        sockets = {}
+        for name, (token, after) in followers.items():
+            ws = stack.enter_context(client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]))
+            ws.send_json({"type": "connection_init", "payload": {"token": token} if token else {}})
+            assert ws.receive_json()["type"] == "connection_ack"
+            ws.send_json({"id": "1", "type": "subscribe",
+                          "payload": {"query": query, "variables": {"id": match_id, "after": after}}})
+            sockets[name] = ws
+        play(5)
+        for name, ws in sockets.items():
+            updates = []
+            for _ in range(6 - followers[name][1]):  # versions after..6, one message each
+                message = ws.receive_json()
+                assert message["type"] == "next" and "errors" not in message["payload"], message
+                updates.append(message["payload"]["data"]["matchEvents"])
+            received[name] = {u["version"]: u for u in updates}
+    assert sorted(received["late spectator"]) == [2, 3, 4, 5, 6]
+    assert all(received["spectator"][v] == update for v, update in received["late spectator"].items())
+    as_seen = {}
+    for name, token in (("spectator", None), ("seat 0", tokens[0])):
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        history = client.get(f"/v1/matches/{match_id}/history", headers=headers).json()["entries"]
+        as_seen[name] = {entry["version"]: entry["events"] for entry in history}
+        assert {v: u["events"] for v, u in received[name].items()} == as_seen[name]
+    assert as_seen["spectator"] != as_seen["seat 0"]  # the seat saw something the spectators did not
+    # versions 2-6 executed once for both spectators and once for the seat; version 1 for the first spectator
+    # and the seat: 12 results kept, not the 17 deliveries
+    assert len(execution._SHARED_EVENTS.results) - shared_before == 12

@@ -69,7 +69,7 @@ from pathlib import Path
 
 from tests.benchmarks.bench_api import (
     FAST_STACK, ROOT, SERVER_ENV, Conn, FloorRecords, _get, choose_cores, default_floor_python, delete_keys,
-    dumps, expect, free_port, grimoire_command, grimoire_env, http_request, interpreter_stack,
+    declared_dependencies, dumps, expect, free_port, grimoire_command, grimoire_env, http_request, interpreter_stack,
     machine_cpu, percentile, process_cpu, record_key, redis_cpu, redis_server, sample_record, server_log,
     stop_process, wait_up, answer, run_with_fastest_loop,
 )
@@ -319,8 +319,10 @@ def run_client() -> None:
 
 
 @contextlib.contextmanager
-def servers(kind: str, count: int, redis_url: str, prefix: str, floor_python: str, cores):
-    """``count`` server processes; yield [(port, pid)]. One process: pinned to the server core; two: one a core."""
+def servers(kind: str, count: int, redis_url: str, prefix: str, floor_python: str, cores,
+            profile_dir: str | None = None):
+    """``count`` server processes; yield [(port, pid)]. One process: pinned to the server core; two: one a core.
+    ``profile_dir``: Grimoire's servers run under cProfile, writing ``<kind>-<index>.pstats`` there."""
     started = []
     try:
         for index in range(count):
@@ -332,7 +334,8 @@ def servers(kind: str, count: int, redis_url: str, prefix: str, floor_python: st
                 env = {**os.environ, SERVER_ENV: json.dumps({"redis_url": redis_url, "key_prefix": prefix})}
                 ready = "/bench-stack"
             else:
-                command, env, ready = grimoire_command(), grimoire_env(redis_url, prefix, port), "/readyz"
+                profile = os.path.join(profile_dir, f"{kind}-{index}.pstats") if profile_dir else None
+                command, env, ready = grimoire_command(profile), grimoire_env(redis_url, prefix, port), "/readyz"
             log = server_log()
             process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
             started.append((process, port, log))
@@ -416,7 +419,7 @@ async def prepare_target(kind: str, port: int, redis_client, prefix: str, record
 def run_one(kind: str, n: int, processes: int, args, redis_url: str, redis_client, prefix: str, record: dict,
             action: dict, cores) -> dict:
     row = {"kind": kind, "n": n, "processes": processes}
-    with servers(kind, processes, redis_url, prefix, args.floor_python, cores) as started:
+    with servers(kind, processes, redis_url, prefix, args.floor_python, cores, args.profile) as started:
         target = asyncio.run(prepare_target(kind, started[0][0], redis_client, prefix, record, action))
         time.sleep(0.5)
         rss_before = [rss_kib(pid) for _, pid in started]
@@ -479,7 +482,8 @@ def _shares(before: dict, after: dict) -> dict:
 
 
 def print_table(rows: list[dict], args, stack: dict, redis_desc: str) -> None:
-    grimoire = [m for m, present in interpreter_stack(sys.executable).items() if present]
+    grimoire = [m for m, present in interpreter_stack(sys.executable).items()
+                if present and m not in declared_dependencies()]
     print("Grimoire live benchmark: acknowledgement-to-delivery, one match followed by N subscribers")
     print(f"  machine  {os.cpu_count()} cores, load {' '.join(f'{x:.2f}' for x in os.getloadavg())}; writer "
           f"{args.rate:g} actions/s for {args.seconds:g} s; {args.per_client} subscribers per client process")
@@ -540,6 +544,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=5.0, help="actions per second (default 5)")
     parser.add_argument("--per-client", type=int, default=1000, help="subscribers per client process (default 1000)")
     parser.add_argument("--floor-python", default=default_floor_python())
+    parser.add_argument("--profile", metavar="DIR", default=None,
+                        help="run Grimoire's servers under cProfile, writing DIR/<kind>-<index>.pstats (each run "
+                             "overwrites the last of its kind; figures are then slower: read the profile)")
     args = parser.parse_args(argv)
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
     if set(kinds) - set(KINDS):
