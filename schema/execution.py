@@ -254,13 +254,7 @@ class PlainDataExecutor(StrawberryGraphQLCoreExecutionContext):
             item_type = return_type.of_type
             return [self._complete(plain, item_type, field_details_list, item) for item in value]
         if is_leaf_type(return_type):
-            try:
-                coerced = return_type.coerce_output_value(value)
-            except Exception:
-                raise _NotPlain from None
-            if coerced is None:
-                raise _NotPlain
-            return coerced
+            return _coerced(return_type, value)
         object_type = plain.of_class.get(type(value))
         if object_type is None or (object_type is not return_type and
                                    (not isinstance(return_type, GraphQLUnionType) or
@@ -285,11 +279,16 @@ class PlainDataExecutor(StrawberryGraphQLCoreExecutionContext):
                     raise _NotPlain
                 completed[response_key] = None
             else:
-                try:
-                    coerced = leaf.coerce_output_value(field_value)
-                except Exception:
-                    raise _NotPlain from None
-                if coerced is None:
-                    raise _NotPlain
-                completed[response_key] = coerced
+                completed[response_key] = _coerced(leaf, field_value)
         return completed
+
+
+def _coerced(leaf_type: Any, value: Any) -> Any:
+    """A leaf's value as its type serialises it; _NotPlain where graphql-core would report an error."""
+    try:
+        coerced = leaf_type.coerce_output_value(value)
+    except Exception:
+        raise _NotPlain from None
+    if coerced is None:
+        raise _NotPlain
+    return coerced

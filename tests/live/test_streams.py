@@ -17,6 +17,7 @@ import websockets
 from service.engine import Rng, events_for
 from service.games import all_games
 from tests.games.spells_and_potions.helpers import hidden_from, strings_in
+from tests.support import play_random
 
 GAME = all_games()["spells-and-potions"]
 
@@ -28,21 +29,8 @@ def anyio_backend():
 
 def play(base: str, match_id: str, tokens: list[str], actions: int, seed: int = 3) -> int:
     """Submit ``actions`` legal actions on ``base``; return the last version."""
-    chooser = Rng(seed)
-    version = 0
     with httpx.Client(base_url=base, timeout=10) as http:
-        for _ in range(actions):
-            match = http.get(f"/v1/matches/{match_id}").json()
-            if match["status"] == "finished":
-                break
-            seat = chooser.choice(match["to_act"])
-            headers = {"Authorization": f"Bearer {tokens[seat]}"}
-            legal = http.get(f"/v1/matches/{match_id}/legal-actions", headers=headers).json()
-            response = http.post(f"/v1/matches/{match_id}/actions", json={"action": chooser.choice(legal["actions"])},
-                                 headers={**headers, "If-Match": f'"{legal["version"]}"'})
-            assert response.status_code == 200, response.text
-            version = response.json()["version"]
-    return version
+        return play_random(http, match_id, tokens, actions, Rng(seed))
 
 
 def new_match(base: str, seats: int = 2, game: str = "spells-and-potions", seed: int = 77) -> tuple[str, list[str]]:
