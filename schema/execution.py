@@ -17,7 +17,6 @@ changes nothing. The answer is the same either way; only the cost differs.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any
 
 from graphql import (
@@ -26,6 +25,8 @@ from graphql import (
 )
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.schema.schema_converter import GraphQLCoreConverter
+
+from .identity_cache import MISSING, IdentityCache
 
 
 class _NotPlain(Exception):
@@ -60,9 +61,7 @@ class _PlainTypes:
                        if isinstance(t, GraphQLUnionType) and all(m in plain for m in t.types)}
 
     def covers(self, graphql_type: Any) -> bool:
-        named = graphql_type
-        while isinstance(named, (GraphQLNonNull, GraphQLList)):
-            named = named.of_type
+        named = _named(graphql_type)
         return named in self.attributes or named in self.unions
 
 
@@ -86,9 +85,15 @@ def _leaf(graphql_type: Any) -> tuple[Any, bool]:
     return (inner, non_null) if is_leaf_type(inner) else (None, False)
 
 
-def _is_plain_type(graphql_type: Any, plain: set) -> bool:
+def _named(graphql_type: Any) -> Any:
+    """The named type inside any non-null and list wrappers."""
     while isinstance(graphql_type, (GraphQLNonNull, GraphQLList)):
         graphql_type = graphql_type.of_type
+    return graphql_type
+
+
+def _is_plain_type(graphql_type: Any, plain: set) -> bool:
+    graphql_type = _named(graphql_type)
     if is_leaf_type(graphql_type):
         return True
     if isinstance(graphql_type, GraphQLUnionType):
@@ -96,14 +101,12 @@ def _is_plain_type(graphql_type: Any, plain: set) -> bool:
     return graphql_type in plain
 
 
-_PLAIN_TYPES: dict[int, tuple[GraphQLSchema, _PlainTypes]] = {}
+_PLAIN_TYPES = IdentityCache(64)  # per schema
 
 
 def _plain_types(schema: GraphQLSchema) -> _PlainTypes:
-    found = _PLAIN_TYPES.get(id(schema))
-    if found is None or found[0] is not schema:
-        found = _PLAIN_TYPES[id(schema)] = (schema, _PlainTypes(schema))  # the schema is held: its id stays its
-    return found[1]
+    found = _PLAIN_TYPES.get((schema,))
+    return _PLAIN_TYPES.put((schema,), _PlainTypes(schema)) if found is MISSING else found
 
 
 def _without_directives(operation: OperationDefinitionNode, fragments: dict) -> bool:
@@ -123,113 +126,79 @@ def _without_directives(operation: OperationDefinitionNode, fragments: dict) -> 
     return True
 
 
-class _CollectedFields:
-    """Fields collected per (operation, object type, field nodes), kept across requests: without directives,
-    what graphql-core collects depends on nothing else, and the parser cache hands every request of one
-    query text the same nodes. Each entry holds its operation, so the ids in its key stay unique."""
-
-    MAXSIZE = 4096
-
-    def __init__(self):
-        self.plain_operations: dict[int, tuple[OperationDefinitionNode, bool]] = {}
-        self.entries: dict[tuple, tuple[OperationDefinitionNode, Any]] = {}
-
-    def cacheable(self, operation: OperationDefinitionNode, fragments: dict) -> bool:
-        known = self.plain_operations.get(id(operation))
-        if known is None or known[0] is not operation:
-            if len(self.plain_operations) >= self.MAXSIZE:
-                self.plain_operations.clear()
-            known = self.plain_operations[id(operation)] = (operation, _without_directives(operation, fragments))
-        return known[1]
+#: Per operation: whether it has no directive. Without directives, what graphql-core collects for an object
+#: type and field nodes depends on nothing else, so :data:`_COLLECTED` keeps it across requests.
+_WITHOUT_DIRECTIVES = IdentityCache(4096)
+#: Fields collected per (operation, field nodes, object type).
+_COLLECTED = IdentityCache(4096)
 
 
-_COLLECTED = _CollectedFields()
+def _cacheable(operation: OperationDefinitionNode, fragments: dict) -> bool:
+    known = _WITHOUT_DIRECTIVES.get((operation,))
+    if known is MISSING:
+        known = _WITHOUT_DIRECTIVES.put((operation,), _without_directives(operation, fragments))
+    return known
 
 
-class _SharedEvents:
-    """Subscription events executed once for every subscriber that shares them.
-
-    A match's followers get one event object per update and seat (``Update.shared`` in
-    service/store/live.py), and graphql-core would execute each follower's selection of it anew: a
-    thousand spectators, a thousand identical executions per update. When the subscription field's type is
-    plain (it hands the event on as it is, and nothing below it reads the connection or the request), the
-    result depends only on the event and the operation: it is computed once and shared. A
-    result with errors is never shared. Each entry holds its event and operation, so ids stay unique."""
-
-    MAXSIZE = 4096
-
-    def __init__(self):
-        self.results: OrderedDict[tuple, tuple] = OrderedDict()
-
-    def get(self, key: tuple, event: Any, operation: OperationDefinitionNode) -> Any:
-        entry = self.results.get(key)
-        if entry is not None and entry[0] is event and entry[1] is operation:
-            return entry[2]
-        return None
-
-    def put(self, key: tuple, event: Any, operation: OperationDefinitionNode, result: Any) -> None:
-        self.results[key] = (event, operation, result)
-        if len(self.results) > self.MAXSIZE:
-            self.results.popitem(last=False)
-
-
-_SHARED_EVENTS = _SharedEvents()
+#: Subscription events executed once for every subscriber that shares them, per (event, operation).
+#:
+#: A match's followers get one event object per update and seat (``Update.shared`` in
+#: service/store/live.py), and graphql-core would execute each follower's selection of it anew: a
+#: thousand spectators, a thousand identical executions per update. When the subscription field's type is
+#: plain (it hands the event on as it is, and nothing below it reads the connection or the request), the
+#: result depends only on the event and the operation: it is computed once and shared. A result with
+#: errors is never shared.
+_SHARED_EVENTS = IdentityCache(4096)
 
 
 class PlainDataExecutor(StrawberryGraphQLCoreExecutionContext):
     """strawberry's executor, with the plain types completed by :meth:`_complete` (the module docstring),
-    collected fields kept across requests (:class:`_CollectedFields`) and plain subscription events executed
-    once for all their subscribers (:class:`_SharedEvents`)."""
+    collected fields kept across requests (:data:`_COLLECTED`) and plain subscription events executed once
+    for all their subscribers (:data:`_SHARED_EVENTS`)."""
 
     def execute_operation(self, serially=None):
-        key = self._shared_event_key()
-        if key is None:
+        if not self._shares_its_event():
             return super().execute_operation(serially)
-        shared = _SHARED_EVENTS.get(key, self.root_value, self.operation)
-        if shared is not None:
+        held = (self.root_value, self.operation)
+        shared = _SHARED_EVENTS.get(held)
+        if shared is not MISSING:
             return shared
         result = super().execute_operation(serially)
         if self.is_awaitable(result):
             async def sharing():
                 completed = await result
-                if not completed.errors:
-                    _SHARED_EVENTS.put(key, self.root_value, self.operation, completed)
-                return completed
+                return completed if completed.errors else _SHARED_EVENTS.put(held, completed)
             return sharing()
-        if not result.errors:
-            _SHARED_EVENTS.put(key, self.root_value, self.operation, result)
-        return result
+        return result if result.errors else _SHARED_EVENTS.put(held, result)
 
-    def _shared_event_key(self) -> tuple | None:
-        """The key of a subscription event whose result any subscriber may share, else None."""
+    def _shares_its_event(self) -> bool:
+        """Whether this executes a subscription event whose result any subscriber of it may share.
+
+        No variable can change the result: without directives they reach only the subscription field's own
+        arguments, which choose the events (its resolver hands each event on as it is), and plain types
+        have no arguments. Subscribers resuming from different versions share the events they both get."""
         operation = self.operation
         if operation.operation != OperationType.SUBSCRIPTION or self.root_value is None or \
-                not _COLLECTED.cacheable(operation, self.fragments):
-            return None
+                not _cacheable(operation, self.fragments):
+            return False
         selections = operation.selection_set.selections
         if len(selections) != 1 or not isinstance(selections[0], FieldNode):
-            return None
+            return False
         field = self.schema.subscription_type.fields.get(selections[0].name.value)
         definition = field.extensions.get(GraphQLCoreConverter.DEFINITION_BACKREF) if field else None
-        if definition is None or not definition.is_subscription or \
-                not _plain_types(self.schema).covers(field.type):
-            return None
-        # No variable can change the result: without directives they reach only the subscription field's own
-        # arguments, which choose the events (its resolver hands each event on as it is), and plain types
-        # have no arguments. Subscribers resuming from different versions share the events they both get.
-        return id(self.root_value), id(operation)
+        return definition is not None and definition.is_subscription and \
+            _plain_types(self.schema).covers(field.type)
 
     def collect_subfields(self, return_type, field_details_list):
         operation = self.operation
-        if not _COLLECTED.cacheable(operation, self.fragments):
+        if not _cacheable(operation, self.fragments):
             return super().collect_subfields(return_type, field_details_list)
-        key = (id(operation), return_type, *[id(details.node) for details in field_details_list])
-        entry = _COLLECTED.entries.get(key)
-        if entry is None or entry[0] is not operation:
-            if len(_COLLECTED.entries) >= _COLLECTED.MAXSIZE:
-                _COLLECTED.entries.clear()
-            entry = _COLLECTED.entries[key] = (operation, super().collect_subfields(return_type, field_details_list))
-        return entry[1]
+        held = (operation, *[details.node for details in field_details_list])
+        collected = _COLLECTED.get(held, (return_type,))
+        if collected is MISSING:
+            collected = _COLLECTED.put(held, super().collect_subfields(return_type, field_details_list),
+                                       (return_type,))
+        return collected
 
     def complete_value(self, return_type, field_details_list, info, path, result, position_context):
         plain = _plain_types(self.schema)

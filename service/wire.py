@@ -45,12 +45,17 @@ _LONG_NUMBER = re.compile(r"\d{19}")
 _LONG_NUMBER_BYTES = re.compile(rb"\d{19}")
 
 
+def _orjson_reads(raw: bytes | str) -> bool:
+    """Whether orjson is here and reads ``raw``'s numbers as the standard library does."""
+    return orjson is not None and not (_LONG_NUMBER if isinstance(raw, str) else _LONG_NUMBER_BYTES).search(raw)
+
+
 def loads(raw: bytes | str, *, max_depth: int = MAX_DEPTH) -> Any:
     """Parse ``raw`` (UTF-8 bytes or text) as JSON whose nesting is at most ``max_depth``.
 
     Raises :class:`MalformedJson`, never ``RecursionError``.
     """
-    if orjson is not None and not (_LONG_NUMBER if isinstance(raw, str) else _LONG_NUMBER_BYTES).search(raw):
+    if _orjson_reads(raw):
         try:
             data = orjson.loads(raw)
         except (orjson.JSONDecodeError, TypeError):
@@ -86,8 +91,8 @@ def loads(raw: bytes | str, *, max_depth: int = MAX_DEPTH) -> Any:
 
 def loads_stored(raw: bytes | str) -> Any:
     """Parse JSON the service wrote itself (a match record's fields) as the standard library reads it: no
-    depth rule (it was checked on the way in); orjson unless a run of 19 digits may be an integer past 64 bits (:data:`_LONG_NUMBER`)."""
-    if orjson is not None and not (_LONG_NUMBER if isinstance(raw, str) else _LONG_NUMBER_BYTES).search(raw):
+    depth rule (it was checked on the way in), orjson where it reads the numbers alike."""
+    if _orjson_reads(raw):
         try:
             return orjson.loads(raw)
         except orjson.JSONDecodeError:

@@ -575,8 +575,7 @@ class CastingStones(Game):
         hand = state["hands"][seat]
         if not self._rules(state).wild_chasers or _CHASERS.isdisjoint(hand):   # most hands hold no Chaser
             return []
-        faces, declared = state["faces"][seat], state["decl"][seat]
-        return [s for s, f in zip(hand, faces) if f == SYMBOL and STONES[s].type == CHASER and s not in declared]
+        return _undeclared_chasers(hand, state["faces"][seat], state["decl"][seat])
 
     def _read(self, state: State, seat: int) -> tuple[str, int | None, str | None]:
         """``seat``'s cast as it reads now: ``(kind, power, counter-spell card or None)`` (:func:`_reading`).
@@ -971,6 +970,11 @@ class CastingStones(Game):
 _PENDING_READING: tuple[str, None, None] = (PENDING, None, None)
 
 
+def _undeclared_chasers(hand, faces: str, declared) -> list[str]:
+    """The symbol-up Chasers of a cast whose type is not in ``declared`` (:meth:`CastingStones._undeclared`)."""
+    return [s for s, f in zip(hand, faces) if f == SYMBOL and STONES[s].type == CHASER and s not in declared]
+
+
 @lru_cache(maxsize=4096)
 def _reading(hand: tuple[str, ...], faces: str, declared: tuple[tuple[str, str], ...] | None,
              counters: tuple[tuple[str, ...], tuple[int | None, ...], int] | None,
@@ -990,7 +994,7 @@ def _reading(hand: tuple[str, ...], faces: str, declared: tuple[tuple[str, str],
     hand_list = list(hand)
     wild = declared is not None
     chosen = dict(declared) if wild else None
-    if wild and any(f == SYMBOL and STONES[s].type == CHASER and s not in chosen for s, f in zip(hand, faces)):
+    if wild and _undeclared_chasers(hand, faces, chosen):
         return _PENDING_READING
     kind, power = read_cast(hand_list, faces, wild, chosen)
     if kind == BUNGLE and counters is not None:
