@@ -141,7 +141,10 @@ async def test_the_lobby_reads_past_stale_entries_up_to_its_limit(store):
     await store.redis.zadd(key, {match_id: now - 1000 + i for i, match_id in enumerate(stale)})  # oldest first
     other = await store.create("other-card")
     await store.redis.zadd(key, {other.id: now - 1})  # a match of another game, listed under this one
-    open_ids = [(await store.create("high-card")).id for _ in range(3)]
+    open_ids = []
+    for _ in range(3):  # a millisecond apart: matches listed in the same millisecond are ordered by id
+        open_ids.append((await store.create("high-card")).id)
+        await asyncio.sleep(0.002)
     listed = await store.lobby("high-card", limit=1)
     assert [e["id"] for e in listed] == open_ids[:1]
     # 11 stale ones were read with the first open one (2 x 1 + 9 = 11 ids, then the 12th... ) and dropped
