@@ -57,6 +57,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 EQUIVALENT = Path(__file__).with_name("equivalent.json")
+#: each module's verdicts and test-to-function map, committed: a run takes hours and mutants/ is not kept
+RESULTS = Path(__file__).with_name("results")
 SOURCES = ("service", "schema", "workers")  # [tool.mutmut] source_paths
 
 #: service/store/ as issue 23 found it: the matches, their log and lobby, bot seats, tokens, the Redis clients
@@ -169,6 +171,40 @@ def run_module(name: str, mutants: list[str], max_children: int) -> None:
     finally:
         if current.exists():
             shutil.copy(current, own)
+
+
+def _saved(name: str) -> list[tuple[Path, Path]]:
+    """(file in mutants/, its committed copy) for a module's verdicts and its test-to-function map."""
+    mutate, keep, _ = MODULES[name]
+    pairs = [(_stats_files(name)[1], RESULTS / name / "mutmut-stats.json")]
+    for source in SOURCES:
+        for path in sorted((ROOT / source).rglob("*.py")):
+            relative = str(path.relative_to(ROOT))
+            if any(fnmatch.fnmatch(relative, p) for p in mutate) and \
+                    not any(fnmatch.fnmatch(relative, p) for p in keep):
+                pairs.append((ROOT / "mutants" / f"{relative}.meta", RESULTS / name / f"{relative}.meta"))
+    return pairs
+
+
+def save(name: str) -> None:
+    """Commit-ready copies of a module's results (tests/mutation/results/<module>/)."""
+    for working, committed in _saved(name):
+        if working.exists():
+            committed.parent.mkdir(parents=True, exist_ok=True)
+            data = json.loads(working.read_text())
+            for times in ("durations_by_key", "estimated_durations_by_key"):  # to 10 ms: smaller diffs
+                if times in data:
+                    data[times] = {key: round(value, 2) for key, value in data[times].items()}
+            committed.write_text(json.dumps(data, indent=0, sort_keys=True) + "\n")
+
+
+def restore(name: str) -> None:
+    """On a new machine, start from the committed results: mutmut then runs again only the mutants of
+    functions changed since (it compares each function's hash with the one the results hold)."""
+    for working, committed in _saved(name):
+        if committed.exists() and not working.exists():
+            working.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(committed, working)
 
 
 def _stats_files(name: str) -> tuple[Path, Path]:
@@ -365,16 +401,19 @@ def main() -> int:
     if args.one:
         run_module(args.one, args.mutants, args.max_children)
         return 0
-    if args.summary:
-        return summary()
     unknown = set(args.modules) - set(MODULES)
     if unknown:
         parser.error(f"no module {', '.join(sorted(unknown))}: choose from {', '.join(MODULES)}")
+    for name in MODULES:
+        restore(name)
+    if args.summary:
+        return summary()
     if args.survivors:
         return survivors(args.modules)
     if args.recheck:
         for name in args.modules or list(MODULES):
             recheck(name, args.factor, args.mutants, args.tests, args.max_children)
+            save(name)
         return summary()
     for name in args.modules or list(MODULES):
         print(f"== {name}", flush=True)
@@ -383,6 +422,7 @@ def main() -> int:
             continue
         code = subprocess.call([sys.executable, __file__, "--one", name, "--max-children", str(args.max_children),
                                 "--mutants", *mutants], cwd=ROOT)
+        save(name)
         if code:
             print(f"mutmut stopped on {name} with exit code {code}", flush=True)
             return code
