@@ -190,14 +190,19 @@ class PlainDataExecutor(StrawberryGraphQLCoreExecutionContext):
             _plain_types(self.schema).covers(field.type)
 
     def collect_subfields(self, return_type, field_details_list):
+        # graphql-core's own memo of this execution first: each item of a list asks again
+        key = (return_type, id(field_details_list))
+        here = self._relevant_sub_fields.get(key)
+        if here is not None:
+            return here[1]
         operation = self.operation
         if not _cacheable(operation, self.fragments):
             return super().collect_subfields(return_type, field_details_list)
         held = (operation, *[details.node for details in field_details_list])
         collected = _COLLECTED.get(held, (return_type,))
         if collected is MISSING:
-            collected = _COLLECTED.put(held, super().collect_subfields(return_type, field_details_list),
-                                       (return_type,))
+            return _COLLECTED.put(held, super().collect_subfields(return_type, field_details_list), (return_type,))
+        self._relevant_sub_fields[key] = (field_details_list, collected)  # held with it: its id is not reused
         return collected
 
     def complete_value(self, return_type, field_details_list, info, path, result, position_context):

@@ -185,12 +185,13 @@ def create_app(settings: Settings | None = None, *, games: dict[str, Game] | Non
 
     app = Starlette(
         routes=[
+            # first: Starlette tries routes in order, and the 50 before it cost a GraphQL request about 25 µs
+            Route("/graphql", graphql, methods=["GET", "POST"]),
+            WebSocketRoute("/graphql", graphql),
             *rest_routes,
             *stream_routes,
             *player_routes,
             *collection_routes,
-            Route("/graphql", graphql, methods=["GET", "POST"]),
-            WebSocketRoute("/graphql", graphql),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
             Route("/openapi.yaml", openapi_document, methods=["GET"]),
