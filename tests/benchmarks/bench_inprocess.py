@@ -19,8 +19,8 @@ warm-up of 50 actions, ``--actions`` are timed.
 
 * CPU ms per action: this process's CPU time (``time.process_time``) over the actions; the Redis server's
   own CPU is not in it. On a busy machine it varies; for a before/after on a busy machine use
-* ``--instructions``: the script runs itself twice under valgrind's callgrind, with ``--actions`` and with
-  0, and prints the difference per action. An instruction count does not depend on what else the machine
+* ``--instructions`` (with ``REDIS_URL``): the script runs itself twice under valgrind's callgrind, with
+  ``--actions`` and with 0, and prints the difference per action; use 100 actions or more. An instruction count does not depend on what else the machine
   runs (two runs of the same code still differ by a few percent: match ids and timings vary). It is slow:
   about 2 s of valgrind per GraphQL action.
 * ``--profile FILE``: cProfile of the timed actions, for ``python -m pstats FILE``.
@@ -221,6 +221,9 @@ def main() -> int:
     parser.add_argument("--instructions", action="store_true",
                         help="count instructions per action under valgrind (slow; repeatable on a busy machine)")
     args = parser.parse_args()
+    if args.instructions and not os.environ.get("REDIS_URL"):
+        parser.error("--instructions needs REDIS_URL (a running Redis): waiting for an embedded one to start "
+                     "costs a number of instructions that varies from run to run")
     if args.instructions:
         print(f"{args.path} {args.game}: {instructions(args):,} instructions per action "
               f"({args.actions} actions, callgrind)")
