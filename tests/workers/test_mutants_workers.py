@@ -226,3 +226,1053 @@ def test_a_late_seats_default_without_a_pass_is_a_random_legal_action():
     chosen = {default_action(legal, None, random.Random(seed))[0]["card"] for seed in range(30)}
     assert chosen == {1, 2, 3}
     assert default_action(legal, None, random.Random(1))[1] == "random"
+
+
+# -- the second pass over the workers' survivors (issue 23) ---------------------------------------------------
+
+def newer(game):
+    """The same game at another rules version, as a newer release would ship it (a worker that lacks the
+    match's version: tests/fairness/test_rules_versions.py)."""
+    return type(type(game).__name__, (type(game),), {"rules_version": f"{game.rules_version}-next"})()
+
+
+def own_prefix(key_prefix: str, tag: str) -> str:
+    """A key prefix of one test's own, inside the session's (its RQ and store keys are deleted with it)."""
+    return f"{key_prefix}-{tag}-{time.monotonic_ns()}"
+
+
+def work(worker_runtime, rq_connection, key_prefix: str, games) -> None:
+    """A real RQ worker in this process, its jobs run with ``games``, until the session's queues are empty."""
+    from rq import SimpleWorker
+
+    from service.logs import RequestIdJob
+    from workers.dispatch import _safe
+
+    runtime.configure(worker_runtime.settings, games)
+    try:
+        names = queue_names(key_prefix)
+        SimpleWorker([names["bots"], names["timers"], names["replays"]], connection=rq_connection,
+                     name=f"{_safe(key_prefix)}-own-{time.monotonic_ns()}",
+                     job_class=RequestIdJob).work(burst=True, logging_level="WARNING")
+    finally:
+        runtime.configure(worker_runtime.settings, worker_runtime.games)
+
+
+def scheduled(rq_connection, queue: str) -> dict[str, float]:
+    """A queue's scheduled jobs: id -> when (unix seconds)."""
+    from rq.registry import ScheduledJobRegistry
+
+    registry = ScheduledJobRegistry(queue, connection=rq_connection)
+    return {k.decode(): s for k, s in rq_connection.zrange(registry.key, 0, -1, withscores=True)}
+
+
+def in_store(worker_runtime, body):
+    """Run ``await body(store)`` on a store of the worker runtime without a listener."""
+    import asyncio
+
+    async def run():
+        async with worker_runtime.store() as store:
+            return await body(store)
+
+    return asyncio.run(run())
+
+
+def records(caplog, level: int, logger: str = "grimoire.workers") -> list[tuple[str, tuple]]:
+    """(format, args) of the records of ``logger`` at ``level``: the text and each argument checked apart."""
+    return [(r.msg, r.args) for r in caplog.records if r.name == logger and r.levelno == level]
+
+
+def test_a_deferred_move_or_timer_is_enqueued_again_later_with_its_count(worker_runtime, rq_connection, key_prefix,
+                                                                       caplog):
+    """Dispatcher.defer, for a bot move and for a turn timer: the job enqueued again on its own queue, in
+    RULES_RETRY_SECONDS, under ``<job id>-d<n+1>``, with the function and arguments it had, ``deferrals``
+    n+1 in its meta, JOB_MEMORY as its result and failure lifetimes and a description that says why; after
+    RULES_RETRIES deferrals it gives up (False), out loud, and enqueues nothing. Against any of those
+    arguments dropped, swapped or None, the meta's count off by one or misnamed, ``>`` for ``>=``, a ``True``
+    on giving up, and the error's text or arguments changed."""
+    import logging
+
+    from workers.dispatch import (
+        JOB_MEMORY,
+        RULES_RETRIES,
+        RULES_RETRY_SECONDS,
+        Dispatcher,
+        timer_job_id,
+    )
+
+    prefix = own_prefix(key_prefix, "defer")
+    dispatcher = Dispatcher(rq_connection, prefix)
+    names = queue_names(prefix)
+    cases = [("workers.jobs.play_bot", names["bots"], bot_job_id(prefix, "m-d", 4, 1), "play_bot"),
+             ("workers.jobs.turn_timeout", names["timers"], timer_job_id(prefix, "m-d", 4, 1), "turn_timeout")]
+    for function, queue, base, short in cases:
+        before = time.time()
+        assert dispatcher.defer(function, "m-d", 4, 1, RULES_RETRIES - 1) is True
+        job_id = f"{base}-d{RULES_RETRIES}"
+        when = scheduled(rq_connection, queue)
+        assert set(when) == {job_id}
+        assert int(before) + RULES_RETRY_SECONDS <= when[job_id] <= time.time() + RULES_RETRY_SECONDS  # whole seconds
+        job = Job.fetch(job_id, connection=rq_connection)
+        assert (job.func_name, job.args, job.kwargs) == (function, ("m-d", 4, 1), {})
+        assert job.meta.get("deferrals") == RULES_RETRIES
+        assert (job.result_ttl, job.failure_ttl) == (JOB_MEMORY, JOB_MEMORY)
+        assert job.description == f"{short}: match m-d v4 seat 1, deferred: its rules version was missing"
+        assert dispatcher.defer(function, "m-d", 5, 0, 0) is True  # the first deferral: -d1, counted 1
+        assert Job.fetch(f"{base.replace('-4-1', '-5-0')}-d1", connection=rq_connection).meta.get("deferrals") == 1
+
+        caplog.clear()
+        with caplog.at_level(logging.ERROR, logger="grimoire.workers"):
+            assert dispatcher.defer(function, "m-e", 6, 0, RULES_RETRIES) is False
+        assert not any("m-e" in i for i in scheduled(rq_connection, queue))
+        assert records(caplog, logging.ERROR) == [
+            ("%s for match %s v%d seat %d: no worker had its rules version after %d tries; giving up",
+             (function, "m-e", 6, 0, RULES_RETRIES))]
+
+
+def test_a_job_deferred_again_counts_on_and_says_what_the_worker_lacks(worker_runtime, rq_connection, key_prefix,
+                                                                      games, caplog):
+    """A bot move and a turn timer already deferred 3 times, run by a worker without the match's rules version:
+    each is deferred a 4th time (``-d4``, ``deferrals`` 4, the timer on the timers queue as turn_timeout), and
+    says so: the job, the match, the game, the version it plays and the versions the worker has ("none" when
+    it has none). Against the count read from anywhere but the running job's meta (a fresh count of 1), the
+    function's name mangled or shortened wrongly, and each argument of the warning dropped or changed."""
+    import logging
+
+    from rq import Queue
+
+    from service.store.errors import RulesVersionUnavailable
+    from workers import jobs
+    from workers.dispatch import Dispatcher, timer_job_id
+
+    async def start(store):
+        match = await store.create("high-card", turn_seconds=600)
+        await store.join(match.id, "Ann")
+        match, _, _ = await store.join(match.id, "Bob")
+        return match.id, match.version
+
+    match_id, version = in_store(worker_runtime, start)
+    names = queue_names(key_prefix)
+    bot = f"{bot_job_id(key_prefix, match_id, version, 0)}-d3"
+    timer = f"{timer_job_id(key_prefix, match_id, version, 1)}-d3"
+    Queue(names["bots"], connection=rq_connection).enqueue_call(
+        "workers.jobs.play_bot", args=(match_id, version, 0), job_id=bot, meta={"deferrals": 3})
+    Queue(names["timers"], connection=rq_connection).enqueue_call(
+        "workers.jobs.turn_timeout", args=(match_id, version, 1), job_id=timer, meta={"deferrals": 3})
+    lacking = {**games, "high-card": newer(games["high-card"])}
+    with caplog.at_level(logging.WARNING, logger="grimoire.workers"):
+        work(worker_runtime, rq_connection, key_prefix, lacking)
+    have = games["high-card"].rules_version
+    for job_id, queue, function in ((bot, names["bots"], "workers.jobs.play_bot"),
+                                    (timer, names["timers"], "workers.jobs.turn_timeout")):
+        assert Job.fetch(job_id, connection=rq_connection).return_value() == {
+            "outcome": "rules_version_unavailable", "rules_version": have, "deferred": True}
+        again = Job.fetch(job_id[:-1] + "4", connection=rq_connection)
+        assert again.func_name == function and again.meta["deferrals"] == 4
+        assert job_id[:-1] + "4" in scheduled(rq_connection, queue)
+    fmt = "%s: match %s plays %s rules version %s, which this worker lacks (it has %s); deferred"
+    assert sorted(records(caplog, logging.WARNING)) == sorted(
+        (fmt, (name, match_id, "high-card", have, f"{have}-next")) for name in ("play_bot", "turn_timeout"))
+
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="grimoire.workers"):
+        outcome = jobs._defer(Dispatcher(rq_connection, own_prefix(key_prefix, "none")), "workers.jobs.play_bot",
+                              "m-n", 2, 1, RulesVersionUnavailable("high-card", "7", []))
+    assert outcome == {"outcome": "rules_version_unavailable", "rules_version": "7", "deferred": True}
+    assert records(caplog, logging.WARNING) == [(fmt, ("play_bot", "m-n", "high-card", "7", "none"))]
+
+
+def test_the_watchdog_sweep_in_detail(worker_runtime, rq_connection, key_prefix, games, caplog):
+    """Dispatcher.sweep, beyond test_the_watchdog_sweep_retries_lost_moves_only:
+    - a young note is left alone even when its job is lost (against ``now + period``);
+    - a job still waiting is found under its own id: version and seat apart (a note at v0 for seat 1) and
+      the latest attempt (against the id built without the version or without the attempt);
+    - one sweep goes on past a match this worker lacks the rules version of, past a move it gives up, and
+      counts every move it retries (against ``break`` for ``continue`` and ``retried = 1``);
+    - each retry and each giving up is logged with its text and its arguments;
+    - a second sweep at once is refused by the lock even with work to do (against the lock's NX dropped).
+    Against those faults."""
+    import asyncio
+    import logging
+
+    from service.store.bots import create_match
+    from workers.dispatch import MAX_ATTEMPTS, Dispatcher
+
+    prefix = own_prefix(key_prefix, "sweep2")
+    dispatcher = Dispatcher(rq_connection, prefix, watchdog_seconds=1)
+    lacking = runtime.Runtime(worker_runtime.settings, {**games, "quidditch": newer(games["quidditch"])})
+
+    def notes() -> dict[str, float]:
+        return {k.decode(): s for k, s in rq_connection.zrange(dispatcher.pending_key, 0, -1, withscores=True)}
+
+    def lose(member: str, attempt: int = 0, score: float | None = None) -> None:
+        match_id, version, seat = member.split("|")
+        job = bot_job_id(prefix, match_id, int(version), int(seat), attempt)
+        Job.fetch(job, connection=rq_connection).delete()
+        rq_connection.zadd(dispatcher.pending_key, {member: time.time() - 5 if score is None else score})
+
+    async def scenario():
+        async with worker_runtime.store() as store, lacking.store() as other:
+            bots = await create_match(store, "high-card", seed=3, bots=[{"seat": 0, "level": "random"},
+                                                                       {"seat": 1, "level": "random"}])
+            more = await create_match(store, "high-card", seed=4, bots=[{"seat": 0, "level": "random"},
+                                                                       {"seat": 1, "level": "random"}])
+            b0, b1, m0, m1 = (f"{bots.id}|0|0", f"{bots.id}|0|1", f"{more.id}|0|0", f"{more.id}|0|1")
+
+            async def sweep(on=store) -> int:
+                rq_connection.delete(f"{prefix}:bots:sweep-lock")  # as if the last sweep's lock had expired
+                return await dispatcher.sweep(on)
+
+            for member in (b0, b1, m0, m1):
+                match_id, _, seat = member.split("|")
+                assert dispatcher.enqueue_bot(match_id, 0, int(seat))
+            rq_connection.zadd(dispatcher.pending_key, {m: time.time() - 5 for m in (b1, m0, m1)})
+
+            lose(b0, score=time.time())  # young: left alone, lost or not
+            assert await sweep() == 0
+            assert Job.exists(bot_job_id(prefix, bots.id, 0, 1), connection=rq_connection)  # v0 seat 1 waits
+            assert rq_connection.hget(dispatcher.attempts_key, b1) is None and not rq_connection.hget(
+                dispatcher.attempts_key, m0)
+            assert not Job.exists(bot_job_id(prefix, bots.id, 0, 0, 1), connection=rq_connection)
+            rq_connection.zrem(dispatcher.pending_key, b0)  # done with: it would age meanwhile
+
+            # m0: lost; m1: its first retry still waits (its first job is gone)
+            lose(m0)
+            rq_connection.hset(dispatcher.attempts_key, m1, 1)
+            dispatcher.enqueue_bot(more.id, 0, 1, 1)
+            lose(m1)
+            caplog.clear()
+            with caplog.at_level(logging.WARNING, logger="grimoire.workers"):
+                assert await sweep() == 1
+            assert records(caplog, logging.WARNING) == [
+                ("watchdog: bot move %s not played after %.0fs; re-enqueued (attempt %d)", (m0, 1, 2))]
+            assert int(rq_connection.hget(dispatcher.attempts_key, m1)) == 1
+
+            # a sweep while another holds the lock, with a lost move to retry: refused
+            lose(m0, 1)
+            rq_connection.set(f"{prefix}:bots:sweep-lock", b"1", px=5000)
+            assert await dispatcher.sweep(store) == 0
+            assert int(rq_connection.hget(dispatcher.attempts_key, m0)) == 1
+
+            # two lost moves, after one given up: both retried
+            lose(b1, score=1)
+            rq_connection.hset(dispatcher.attempts_key, b1, MAX_ATTEMPTS - 1)
+            lose(m1, 1, score=2)
+            rq_connection.zadd(dispatcher.pending_key, {m0: 3})
+            caplog.clear()
+            with caplog.at_level(logging.WARNING, logger="grimoire.workers"):
+                assert await sweep() == 2
+            assert records(caplog, logging.ERROR) == [
+                ("bot move %s failed %d times; giving up (see the failed job registry)", (b1, MAX_ATTEMPTS))]
+            warned = "watchdog: bot move %s not played after %.0fs; re-enqueued (attempt %d)"
+            assert records(caplog, logging.WARNING) == [(warned, (m1, 1, 3)), (warned, (m0, 1, 3))]
+
+            # a note of a game whose rules version this worker lacks, first: the sweep goes on to the next one
+            odd = await create_match(store, "quidditch", seed=5, bots=[{"seat": 0, "level": "random"},
+                                                                      {"seat": 1, "level": "random"}])
+            lose(m0, 2, score=5)
+            rq_connection.zadd(dispatcher.pending_key, {f"{odd.id}|0|0": 4})
+            assert await sweep(other) == 1
+            assert Job.exists(bot_job_id(prefix, more.id, 0, 0, 3), connection=rq_connection)
+            assert f"{odd.id}|0|0" in notes()  # left to a worker that has the version
+
+    asyncio.run(scenario())
+
+
+def test_the_sweep_lock_lasts_half_the_period_or_200_ms_and_a_finished_note_stays_gone(worker_runtime,
+                                                                                    rq_connection, key_prefix):
+    """The sweep lock lives exactly max(half the watchdog period, 200 ms): its expiry, read from Redis, is
+    the millisecond it was set (between two readings of Redis' clock) plus that (against 501 for 500 and 201
+    for 200: thirty sweeps, some of them within one millisecond of the reading). And a note removed while the sweep looks at it (its job finished meanwhile) is not written back
+    by the re-scoring of a waiting job (against ``xx`` dropped, None or False)."""
+    import asyncio
+
+    from service.store.bots import create_match
+    from workers.dispatch import Dispatcher
+
+    def server_ms() -> int:
+        seconds, micros = rq_connection.time()
+        return (seconds * 1_000_000 + micros) // 1000
+
+    read = rq_connection.register_script(  # Redis' clock and the lock's time to live, in one step
+        "local now = redis.call('TIME') return {now[1], now[2], redis.call('PTTL', KEYS[1])}")
+
+    async def lifetimes(dispatcher, store) -> None:
+        lock = f"{dispatcher.prefix}:bots:sweep-lock"
+        lifetime = max(int(dispatcher.watchdog_seconds * 500), 200)
+        for _ in range(30):
+            rq_connection.delete(lock)
+            before = server_ms()
+            await dispatcher.sweep(store)
+            seconds, micros, left = read(keys=[lock])
+            now = (int(seconds) * 1_000_000 + int(micros)) // 1000
+            # the lock was set between ``before`` and ``now``; it expires ``lifetime`` ms after that
+            assert before - 1 <= now + left - lifetime <= now
+
+    class Finishing:
+        """The worker's store, but the bot move's job finishes (and drops its note) while the sweep reads it."""
+
+        def __init__(self, store, dispatcher):
+            self.store, self.dispatcher = store, dispatcher
+
+        async def get(self, match_id, **kwargs):
+            match = await self.store.get(match_id, **kwargs)
+            self.dispatcher.done(match_id, 0, 0)
+            return match
+
+    async def scenario():
+        async with worker_runtime.store() as store:
+            for seconds in (1.0, 0.1):
+                await lifetimes(Dispatcher(rq_connection, own_prefix(key_prefix, "lock"),
+                                           watchdog_seconds=seconds), store)
+            dispatcher = Dispatcher(rq_connection, own_prefix(key_prefix, "gone"), watchdog_seconds=1)
+            match = await create_match(store, "high-card", seed=3, bots=[{"seat": 0, "level": "random"}])
+            await store.join(match.id, "Ann")
+            assert dispatcher.enqueue_bot(match.id, 0, 0)  # waiting in the queue
+            rq_connection.zadd(dispatcher.pending_key, {f"{match.id}|0|0": time.time() - 5})
+            assert await dispatcher.sweep(Finishing(store, dispatcher)) == 0
+            assert rq_connection.zscore(dispatcher.pending_key, f"{match.id}|0|0") is None
+
+    asyncio.run(scenario())
+
+
+def test_a_replays_status_through_its_life(client, worker_runtime, rq_connection, key_prefix, games):
+    """Dispatcher.start_replay / replay / _replay_status, each status a replay job goes through, read by its
+    id: ``-spectator`` for the spectator's; queued (waiting; and scheduled again after a worker without the
+    rules version failed it), started (read from inside the running job), finished (the replay itself only
+    from ``replay``, not from ``start_replay``), failed (a cancelled job), every answer naming its match and
+    seat; an unknown id is refused with its message. Against the names of the statuses changed, ``failed``
+    lost, the match read from the seat's argument, the result given with every status, and the spectator's
+    id or the refusal's text changed."""
+    import pytest
+
+    from service.store import ReplayNotFound
+    from workers.dispatch import Dispatcher
+
+    match = create(client, "high-card", seed=6)
+    match_id = match["id"]
+    for name in "ab":
+        client.post(f"/v1/matches/{match_id}/seats", json={"name": name})
+    while (state := in_store(worker_runtime, lambda store: store.get(match_id))).status == "active":
+        from workers import jobs
+
+        jobs.turn_timeout(match_id, state.version, min(state.to_act))
+    dispatcher = Dispatcher(rq_connection, key_prefix, replay_ttl=600)
+    spectator_id = f"{key_prefix}-replay-{match_id}-spectator"
+    assert dispatcher.start_replay(state, None) == {"id": spectator_id, "status": "queued", "match_id": match_id,
+                                                    "seat": None, "replay": None}
+
+    # a worker without the rules version fails it; RQ tries it again later: still queued
+    work(worker_runtime, rq_connection, key_prefix, {**games, "high-card": newer(games["high-card"])})
+    assert Job.fetch(spectator_id, connection=rq_connection).get_status() == "scheduled"
+    assert dispatcher.replay(spectator_id)["status"] == "queued"
+
+    seen = []
+    base = type(games["high-card"])
+
+    class Watched(base):
+        def setup(self, options, seats, seed):  # runs inside the replay job
+            seen.append(dispatcher.replay(f"{key_prefix}-replay-{match_id}-1"))
+            return super().setup(options, seats, seed)
+
+    Queue(queue_names(key_prefix)["replays"], connection=rq_connection).remove(spectator_id)
+    first = dispatcher.start_replay(state, 1)
+    assert first["status"] == "queued" and first["match_id"] == match_id and first["seat"] == 1
+    work(worker_runtime, rq_connection, key_prefix, {**games, "high-card": Watched()})
+    assert seen == [{"id": f"{key_prefix}-replay-{match_id}-1", "status": "started", "match_id": match_id,
+                     "seat": 1, "replay": None}]
+    done = dispatcher.replay(first["id"])
+    assert (done["status"], done["match_id"], done["seat"]) == ("finished", match_id, 1)
+    assert done["replay"]["match_id"] == match_id and done["replay"]["verified"] is True
+    assert dispatcher.start_replay(state, 1) == {**done, "replay": None}  # found, not rebuilt: no result here
+
+    cancelled = dispatcher.start_replay(state, 0)
+    Job.fetch(cancelled["id"], connection=rq_connection).cancel()
+    assert dispatcher.replay(cancelled["id"]) == {**cancelled, "status": "failed"}
+    for unknown in (f"{key_prefix}-replay-nothing-0", "elsewhere"):
+        with pytest.raises(ReplayNotFound) as refused:
+            dispatcher.replay(unknown)
+        assert str(refused.value) == "There is no such replay (it may have expired)."
+    Job.fetch(spectator_id, connection=rq_connection).delete()
+
+
+def played_log(game, seed: int) -> tuple[list[dict], dict]:
+    """A high-card match played to its end by the rules alone: its log entries and final state."""
+    state = game.setup({"rounds": 3}, 2, seed)
+    entries = []
+    while game.result(state) is None:
+        seat = min(game.to_act(state))
+        action = game.legal_actions(state, seat)[-1]
+        state, events = game.apply(state, seat, action)
+        entries.append({"version": len(entries) + 1, "seat": seat, "action": action, "events": events,
+                        "status": "finished" if game.result(state) is not None else "active",
+                        "to_act": sorted(game.to_act(state)), "at": len(entries)})
+    return entries, state
+
+
+def test_a_replay_names_each_mismatch_it_finds(games):
+    """workers.replay.build_replay on a log altered four ways, each reported as it is: a missing entry
+    ("log", with the versions expected and found, and the replay stops), a refused action ("action", with
+    the rule's code, and it stops), other events and another ``to_act`` (each with its own detail). Against
+    the mismatch's keys or words changed, a ``return`` (no replay at all) for the stop, and the log's check."""
+    import copy
+
+    from workers.replay import build_replay
+
+    game = games["high-card"]
+    entries, final = played_log(game, 8)
+
+    def replay(log: list[dict]) -> dict:
+        result = build_replay(game, match_id="m-r", options={"rounds": 3}, seats=2, seed=8, entries=log,
+                              final_state=final, seat=None)
+        assert result["verified"] is False and result["match_id"] == "m-r"
+        return result
+
+    gap = replay(entries[:1] + entries[2:])
+    assert gap["mismatches"] == [{"version": 3, "what": "log", "detail": "expected log entry 2, found 3"}]
+    assert len(gap["frames"]) == 2
+
+    refused = copy.deepcopy(entries)
+    refused[1]["action"] = {"type": "play", "card": 99}
+    refused = replay(refused)
+    assert refused["mismatches"] == [{"version": 2, "what": "action",
+                                      "detail": "the logged action is refused on the re-computed state: "
+                                                "illegal_action"}]
+    assert len(refused["frames"]) == 2
+
+    altered = copy.deepcopy(entries)
+    altered[0]["events"] = []
+    altered[2]["to_act"] = [0, 1] if altered[2]["to_act"] != [0, 1] else []
+    assert replay(altered)["mismatches"] == [
+        {"version": 1, "what": "events", "detail": "stored events differ"},
+        {"version": 3, "what": "to_act", "detail": "stored to_act differs"}]
+
+
+def test_a_late_seats_default_is_its_own_seeded_choice_played_once_and_timed_again(client, worker_runtime,
+                                                                                  rq_connection, key_prefix):
+    """A turn timer's default (no pass in high-card: the random level) is drawn from
+    ``Random("<match>|<version>|<seat>|t")`` -- the same on a retry of the job --, submitted under the
+    idempotency key ``timer:<version>:<seat>`` (a second submission of it is a duplicate, not a second move),
+    and the move it plays goes through the dispatcher like any other: the next late seat's timer is
+    scheduled. Against each part of the seed changed or dropped, the key dropped, and the store opened
+    without the dispatcher as its listener."""
+    import random
+
+    from workers import bots, jobs
+    from workers.dispatch import timer_job_id
+
+    match = create(client, "high-card", seed=9, turn_seconds=600)
+    match_id = match["id"]
+    for name in "ab":
+        client.post(f"/v1/matches/{match_id}/seats", json={"name": name})
+    timers = queue_names(key_prefix)["timers"]
+    played = []
+    while (now := in_store(worker_runtime, lambda store: store.get(match_id))).status == "active":
+        seat = min(now.to_act)
+        legal = now.legal_actions(seat)
+        expected = bots.choose("random", bots.BotInput("high-card", seat, now.view(seat), legal),
+                               random.Random(f"{match_id}|{now.version}|{seat}|t"))
+        assert jobs.turn_timeout(match_id, now.version, seat) == {"outcome": "played", "default": "random",
+                                                                  "version": now.version + 1}
+        entry = in_store(worker_runtime, lambda store, seat=seat, since=now.version:
+                         store.history(match_id, seat, after=since))[0]
+        assert (entry.seat, entry.action, entry.auto["reason"]) == (seat, expected, "turn_timeout")
+        played.append((now.version, seat, expected))
+        after = in_store(worker_runtime, lambda store: store.get(match_id))
+        if after.status == "active":
+            assert {timer_job_id(key_prefix, match_id, after.version, s) for s in after.to_act} <= \
+                set(scheduled(rq_connection, timers))
+    assert len(played) == 6 and len({str(action) for _, _, action in played}) > 1
+
+    async def again(store):
+        version, seat, action = played[-1]
+        return await store.submit(match_id, None, version, action, f"timer:{version}:{seat}", acting_seat=seat)
+
+    assert in_store(worker_runtime, again).duplicate is True
+
+
+def test_a_timer_that_loses_the_race_plays_nothing_and_says_conflict(client, worker_runtime, games):
+    """A late seat that acts between the timer's read of the match and its submission: the timer's default is
+    refused by the compare-and-set and the job answers ``{"outcome": "conflict"}`` (its result, kept by RQ).
+    The seat's move is made from inside the job's reading of the seat's view. Against the outcome renamed."""
+    from workers import jobs
+
+    match = create(client, "high-card", seed=10)
+    match_id = match["id"]
+    tokens = [client.post(f"/v1/matches/{match_id}/seats", json={"name": n}).json()["token"] for n in "ab"]
+    base = type(games["high-card"])
+
+    class Racing(base):
+        raced = False
+
+        def view(self, state, seat):
+            if not Racing.raced and seat == 1:  # the timer reads seat 1's view: seat 1 acts now
+                Racing.raced = True
+                auth = {"Authorization": f"Bearer {tokens[1]}"}
+                legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=auth).json()["actions"]
+                assert client.post(f"/v1/matches/{match_id}/actions", json={"action": legal[0]},
+                                   headers={**auth, "If-Match": '"0"'}).status_code == 200
+            return super().view(state, seat)
+
+    runtime.configure(worker_runtime.settings, {**games, "high-card": Racing()})
+    try:
+        assert jobs.turn_timeout(match_id, 0, 1) == {"outcome": "conflict"}
+    finally:
+        runtime.configure(worker_runtime.settings, worker_runtime.games)
+    entries = client.get(f"/v1/matches/{match_id}/history").json()["entries"]
+    assert [(e["seat"], e["auto"]) for e in entries] == [(1, None)]
+
+
+def new_player(client) -> tuple[str, str]:
+    response = client.post("/v1/players", json={"name": f"p{time.monotonic_ns() % 10**9}"})
+    assert response.status_code == 201, response.text
+    return response.json()["player"]["id"], response.json()["token"]
+
+
+def quick_match(client, rated: bool) -> tuple[str, dict[str, str]]:
+    """A high-card match of two new players paired by quick match, with a turn timer: (match, player by token)."""
+    (a_id, a), (b_id, b) = new_player(client), new_player(client)
+    ask = {"game": "high-card", "rated": rated, "turn_seconds": 600}
+    assert client.post("/v1/quick-match", json=ask, headers={"Authorization": f"Bearer {a}"}).json()["status"] \
+        == "waiting"
+    paired = client.post("/v1/quick-match", json=ask, headers={"Authorization": f"Bearer {b}"}).json()
+    assert paired["status"] == "matched", paired
+    return paired["last"]["match_id"], {a: a_id, b: b_id}
+
+
+def test_a_player_late_in_a_rated_match_abandons_it_and_its_bookkeeping_is_enqueued(
+        client, worker_runtime, rq_connection, key_prefix):
+    """In a rated match, the turn timer's default for a player's seat records that player as having abandoned
+    the match (``abandoned:<seat>`` in the match's hash, the player's id) and enqueues the players' job of
+    that abandonment; in an unrated one it records nothing. Against the player, the rated check or the
+    abandonment check dropped or turned around, each argument of the write changed, and the players' job not
+    enqueued (or enqueued for nothing)."""
+    from workers import jobs
+
+    for rated in (False, True):
+        match_id, players = quick_match(client, rated)
+        first = next(iter(players))
+        auth = {"Authorization": f"Bearer {first}"}
+        legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=auth).json()
+        assert client.post(f"/v1/matches/{match_id}/actions", json={"action": legal["actions"][0]},
+                           headers={**auth, "If-Match": f'"{legal["version"]}"'}).status_code == 200
+        now = in_store(worker_runtime, lambda store, match_id=match_id: store.get(match_id))
+        (late,) = now.to_act
+        assert jobs.turn_timeout(match_id, now.version, late) == {"outcome": "played", "default": "random",
+                                                                  "version": now.version + 1}
+        stored = {k.decode(): v.decode() for k, v in
+                  rq_connection.hgetall(f"{key_prefix}:m:{{{match_id}}}").items() if k.startswith(b"abandoned")}
+        job_id = f"{key_prefix}-players-{match_id}-abandoned-1"
+        if not rated:
+            assert stored == {} and not Job.exists(job_id, connection=rq_connection)
+            continue
+        assert stored == {f"abandoned:{late}": now.seats[late].player}
+        assert now.seats[late].player in players.values() and now.seats[late].player != players[first]
+        job = Job.fetch(job_id, connection=rq_connection)
+        assert (job.func_name, job.args, job.description) == \
+            ("workers.players.match_finished", (match_id,), f"players: match {match_id} abandoned-1")
+
+
+def test_the_players_job_is_enqueued_once_per_ending_with_its_request(client, worker_runtime, rq_connection,
+                                                                     key_prefix):
+    """Dispatcher.players_job: one job per match and per step (``finished``, or ``abandoned-<n>``), a second
+    enqueue of it refused (False), on the bots queue as workers.players.match_finished(match id), remembered
+    JOB_MEMORY (result, failure, and its wait in the queue), described, and carrying the request id of the
+    request that ended the match. Against every argument of the enqueue dropped, None or changed, the step
+    turned around, and the answers swapped."""
+    from service.logs import META_KEY, request_id
+    from workers import jobs
+    from workers.dispatch import JOB_MEMORY, Dispatcher
+
+    match = create(client, "high-card", seed=11)
+    match_id = match["id"]
+    for name in "ab":
+        client.post(f"/v1/matches/{match_id}/seats", json={"name": name})
+    while (now := in_store(worker_runtime, lambda store: store.get(match_id))).status == "active":
+        jobs.turn_timeout(match_id, now.version, min(now.to_act))
+    prefix = own_prefix(key_prefix, "players")
+    dispatcher = Dispatcher(rq_connection, prefix)
+    token = request_id.set("req-players-1")
+    try:
+        assert dispatcher.players_job(now) is True
+        assert dispatcher.players_job(now) is False
+        now.status = "active"
+        now.abandoned = {1: "someone"}
+        assert dispatcher.players_job(now) is True
+    finally:
+        request_id.reset(token)
+    assert sorted(Queue(queue_names(prefix)["bots"], connection=rq_connection).job_ids) == sorted(
+        f"{prefix}-players-{match_id}-{step}" for step in ("finished", "abandoned-1"))
+    for step in ("finished", "abandoned-1"):
+        job = Job.fetch(f"{prefix}-players-{match_id}-{step}", connection=rq_connection)
+        assert (job.func_name, job.args, job.kwargs) == ("workers.players.match_finished", (match_id,), {})
+        assert (job.result_ttl, job.failure_ttl, job.ttl) == (JOB_MEMORY, JOB_MEMORY, JOB_MEMORY)
+        assert job.description == f"players: match {match_id} {step}"
+        assert job.meta == {META_KEY: "req-players-1"}
+
+
+def observe_worker(seconds: float) -> dict:
+    """A job (run by name, workers/runtime.py's worker in this process): wait ``seconds`` while the worker's
+    threads work, then say which threads run beside it and under which request id the job runs."""
+    import threading
+
+    from service.logs import request_id
+
+    time.sleep(seconds)
+    return {"threads": sorted((t.name, t.daemon) for t in threading.enumerate() if t.name.startswith("grimoire-")),
+            "request_id": request_id.get()}
+
+
+def with_credentials(url: str) -> str:
+    """``url`` with a user and password (the default user without a password takes any)."""
+    scheme, rest = url.split("://", 1)
+    return f"{scheme}://default:hidden-secret@{rest}"
+
+
+def run_worker_on(settings, name: str, caplog) -> None:
+    """runtime.run_worker in this process, in burst mode, its log records captured from INFO up."""
+    import logging
+
+    logging.getLogger("rq.worker").setLevel(logging.NOTSET)  # as in a fresh process: run_worker sets it
+    with caplog.at_level(logging.INFO, logger="grimoire.workers"):
+        runtime.run_worker(settings, burst=True, name=name)
+
+
+def test_run_worker_works_every_queue_with_its_threads_scheduler_and_name(settings, rq_connection, key_prefix,
+                                                                          worker_runtime, caplog):
+    """run_worker (``grimoire worker``) in this process, in burst mode, on queues of its own: it works the bots,
+    timers and replays queues, moves a due turn timer to its queue (its scheduler), runs jobs under their
+    request id (RequestIdJob) and its given name, keeps RQ's own logging at WARNING, runs the watchdog, the
+    quick-match and the trades sweepers as named daemon threads beside the jobs (the watchdog re-enqueues a
+    lost bot move while another job runs), and says which queues it works on which Redis, without the
+    password. Against every argument of the worker, its threads and its log line dropped, None or changed."""
+    import asyncio
+    import dataclasses
+    import logging
+
+    from service.logs import META_KEY
+    from service.store.bots import create_match
+    from workers.dispatch import Dispatcher
+
+    prefix = own_prefix(key_prefix, "rw")
+    mine = dataclasses.replace(settings, key_prefix=prefix, bot_watchdog_seconds=0.3,
+                               queue_redis_url=with_credentials(settings.redis_url))
+    rt = runtime.Runtime(mine, worker_runtime.games)
+    names = queue_names(prefix)
+    dispatcher = Dispatcher(rq_connection, prefix, watchdog_seconds=0.3)
+
+    async def start():
+        async with rt.store() as store:  # no listener: the jobs are enqueued (or lost) by hand below
+            lost = await create_match(store, "casting-stones", seed=2, bots=[{"seat": 0, "level": "random"}])
+            await store.join(lost.id, "Ann")
+            timed = await store.create("casting-stones", seed=2, turn_seconds=600)
+            await store.join(timed.id, "Bea")
+            await store.join(timed.id, "Cid")
+            return lost.id, timed.id
+
+    lost, timed = asyncio.run(start())
+    dispatcher.enqueue_bot(lost, 0, 0)
+    Job.fetch(bot_job_id(prefix, lost, 0, 0), connection=rq_connection).delete()  # lost with a worker
+    rq_connection.zadd(dispatcher.pending_key, {f"{lost}|0|0": 0})
+    assert dispatcher.schedule_timer(timed, 0, 0, 0)
+    Queue(names["replays"], connection=rq_connection).enqueue_call(
+        f"{__name__}.observe_worker", args=(2.0,), job_id=f"{prefix}-observe", meta={META_KEY: "req-observe"})
+    name = f"{prefix}-worker"
+    try:
+        run_worker_on(mine, name, caplog)
+    finally:
+        runtime.configure(worker_runtime.settings, worker_runtime.games)
+    observed = Job.fetch(f"{prefix}-observe", connection=rq_connection)
+    assert observed.return_value() == {
+        "threads": [("grimoire-quick-match", True), ("grimoire-trades", True), ("grimoire-watchdog", True)],
+        "request_id": "req-observe"}
+    assert observed.worker_name == name
+    retried = Job.fetch(bot_job_id(prefix, lost, 0, 0, 1), connection=rq_connection)
+    assert retried.return_value()["outcome"] == "played" and retried.worker_name == name
+    timer = Job.fetch(f"{prefix}-timer-{timed}-0-0", connection=rq_connection)
+    assert timer.return_value()["outcome"] == "played"
+    assert logging.getLogger("rq.worker").level == logging.WARNING
+    shown = settings.redis_url.split("://", 1)[1]
+    assert records(caplog, logging.INFO) == [("worker %s on %s (queues %s)",
+                                              (name, shown, f"{prefix}-bots, {prefix}-timers, {prefix}-replays"))]
+    for key in rq_connection.scan_iter(match=f"{prefix}:*", count=1000):
+        rq_connection.delete(key)
+
+
+def test_the_workers_sweepers_log_their_failures_and_try_again_each_period(settings, rq_connection, key_prefix,
+                                                                          worker_runtime, caplog):
+    """run_worker's three sweeper threads, each meeting a fault it cannot get past (a key of the wrong type in
+    Redis: the bot-move notes, the quick-match queues, the live trades): each logs it, with its period (the
+    watchdog a third of its 1.5 s, at least 0.2 s; the others 1 s), and keeps going. Against a period
+    changed, a loop that never runs or never wakes, and the log's text or argument changed."""
+    import dataclasses
+    import logging
+
+    from service.logs import META_KEY
+
+    prefix = own_prefix(key_prefix, "faulty")
+    mine = dataclasses.replace(settings, key_prefix=prefix, bot_watchdog_seconds=1.5)
+    for key in (f"{prefix}:bots:pending", f"{prefix}:qm:queues", f"{prefix}:trades:live"):
+        rq_connection.set(key, b"not what the sweeper expects")
+    Queue(queue_names(prefix)["replays"], connection=rq_connection).enqueue_call(
+        f"{__name__}.observe_worker", args=(2.6,), job_id=f"{prefix}-observe", meta={META_KEY: "r"})
+    try:
+        run_worker_on(mine, f"{prefix}-worker", caplog)
+    finally:
+        runtime.configure(worker_runtime.settings, worker_runtime.games)
+    failures = records(caplog, logging.ERROR)
+    assert set(failures) == {("watchdog sweep failed; trying again in %.1fs", (0.5,)),
+                             ("quick-match sweep failed; trying again in %.1fs", (1.0,)),
+                             ("trade sweep failed; trying again in %.1fs", (1.0,))}
+    assert failures.count(("watchdog sweep failed; trying again in %.1fs", (0.5,))) >= 2  # it keeps going
+    for key in rq_connection.scan_iter(match=f"{prefix}:*", count=1000):
+        rq_connection.delete(key)
+
+
+def other_db(url: str) -> str:
+    """The same Redis server, another database (RQ's queues may live apart from the matches)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    db = int(parts.path.strip("/") or 0)
+    return urlunsplit(parts._replace(path=f"/{(db + 1) % 16}"))
+
+
+def test_an_embedded_worker_takes_the_services_environment_and_queue_redis_and_dies_with_its_spawner(
+        worker_runtime, settings, redis_url, key_prefix, monkeypatch):
+    """spawn_embedded_worker: the child works the queues on the service's queue Redis when it has one of its
+    own (here another database of the same server), inherits the service's environment (here a bot delay of
+    1 s: its bot move takes at least that long), and is stopped by the kernel when the thread that spawned it
+    ends (PR_SET_PDEATHSIG: the signal follows the spawning thread, the service's main thread in ``grimoire
+    serve``). Against the queue URL dropped or ``and`` for ``or``, the environment not passed on, and the
+    ``preexec_fn`` dropped."""
+    import dataclasses
+    import threading
+
+    import redis
+
+    from service.store.bots import create_match
+    from workers.dispatch import Dispatcher
+
+    monkeypatch.setenv("GRIMOIRE_BOT_DELAY_MS", "1000")
+    queues = redis.Redis.from_url(other_db(redis_url))
+    spawned, release = [], threading.Event()
+
+    def spawner():
+        spawned.append(runtime.spawn_embedded_worker(redis_url, dataclasses.replace(
+            settings, queue_redis_url=other_db(redis_url))))
+        release.wait(300)
+
+    thread = threading.Thread(target=spawner, daemon=True)
+    try:
+        thread.start()
+
+        async def start(store):
+            match = await create_match(store, "casting-stones", seed=2, bots=[{"seat": 0, "level": "random"}])
+            await store.join(match.id, "Ann")
+            return match.id
+
+        match_id = in_store(worker_runtime, start)
+        assert Dispatcher(queues, key_prefix).enqueue_bot(match_id, 0, 0)
+        deadline = time.monotonic() + 120
+        while (job := Job.fetch(bot_job_id(key_prefix, match_id, 0, 0), connection=queues)).get_status() \
+                != "finished":
+            assert time.monotonic() < deadline, "the embedded worker did not play the bot on its queue Redis"
+            time.sleep(0.2)
+        assert job.return_value()["outcome"] == "played"
+        assert (job.ended_at - job.started_at).total_seconds() >= 1.0  # GRIMOIRE_BOT_DELAY_MS reached it
+        (process,) = spawned
+        assert process.poll() is None
+        release.set()
+        thread.join(10)
+        process.wait(timeout=30)  # the kernel stopped it: its spawning thread is gone
+    finally:
+        release.set()
+        for process in spawned:
+            runtime.stop_embedded_worker(process)
+        for key in queues.scan_iter(match=f"*{key_prefix}*", count=1000):
+            queues.delete(key)
+        queues.close()
+
+
+def test_stopping_an_embedded_worker_that_ignores_sigterm_kills_it_after_10_seconds():
+    """stop_embedded_worker: SIGTERM, then 10 s for the job at hand, then SIGKILL (against waiting for ever
+    or 11 s). A process that ignores SIGTERM stands in for a worker stuck in a job."""
+    import subprocess
+    import sys
+
+    ignoring = ("import signal, time\n"
+                "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+                "print('ready', flush=True)\n"
+                "time.sleep(120)")
+    process = subprocess.Popen([sys.executable, "-c", ignoring], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline().strip() == "ready"
+        started = time.monotonic()
+        runtime.stop_embedded_worker(process)
+        took = time.monotonic() - started
+        assert 9.9 <= took < 10.9 and process.wait(timeout=5) == -9  # killed (not waited for: reaped here)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.stdout.close()
+
+
+def test_a_replay_says_what_it_discloses_and_shows_each_seat_only_its_events(games):
+    """workers.replay.build_replay, verified and not: another stored status and another final state are each
+    named with their own detail; the spectator's replay says it shows everything and gives the seed, a seat's
+    says what that seat saw and keeps the seed; each frame's events are all of them for the spectator and
+    only the seat's own for a seat (seat 0's card is not seat 1's to see). Against those words, the keys of
+    the mismatches, the seed and the events' filter changed or turned around."""
+    import copy
+
+    from workers.replay import build_replay
+
+    game = games["high-card"]
+    entries, final = played_log(game, 12)
+
+    def replay(log, final_state, seat):
+        return build_replay(game, match_id="m-s", options={"rounds": 3}, seats=2, seed=12, entries=log,
+                            final_state=final_state, seat=seat)
+
+    spectator, seat1 = replay(entries, final, None), replay(entries, final, 1)
+    assert spectator["verified"] is True and seat1["verified"] is True
+    assert (spectator["disclosure"], spectator["seed"], spectator["note"]) == (
+        "everything", 12, ("The match is over: this spectator replay shows every seat's view, every event and "
+                           "every action."))
+    assert (seat1["disclosure"], seat1["seed"], seat1["note"]) == (
+        "seat", None, "What seat 1 could see at each moment: its views, the events it saw and its own actions.")
+    assert entries[0]["seat"] == 0
+    assert spectator["frames"][1]["events"] == entries[0]["events"]
+    assert [view["hand"] is not None for view in spectator["frames"][0]["views"]] == [True, True]  # each seat's
+    assert seat1["frames"][1]["events"] == [e for e in entries[0]["events"] if "audience" not in e]
+    assert len(seat1["frames"][1]["events"]) < len(entries[0]["events"])
+
+    altered = copy.deepcopy(entries)
+    altered[0]["status"] = "finished"
+    other_final = copy.deepcopy(final)
+    other_final["wins"] = [9, 9]
+    result = replay(altered, other_final, None)
+    assert result["verified"] is False
+    assert result["mismatches"] == [
+        {"version": 1, "what": "status", "detail": "stored status finished, re-computed active"},
+        {"version": len(entries), "what": "state", "detail": "the stored state differs from the re-computed one"}]
+
+
+def stop_this_worker() -> str:
+    """A job that asks the worker running it (in this process) to stop after it: a warm shutdown."""
+    import os
+    import signal
+
+    os.kill(os.getpid(), signal.SIGINT)
+    return "stopping"
+
+
+def test_run_worker_without_burst_waits_for_work_until_told_to_stop(settings, rq_connection, key_prefix,
+                                                                    worker_runtime):
+    """run_worker's default is to keep working (``grimoire worker``): with empty queues it waits, takes a job
+    enqueued a second later, and stops on a warm shutdown once that job is done (against ``burst=True`` as
+    the default: it would return at once and leave the job)."""
+    import dataclasses
+    import threading
+
+    prefix = own_prefix(key_prefix, "nb")
+    mine = dataclasses.replace(settings, key_prefix=prefix)
+    queue = Queue(queue_names(prefix)["replays"], connection=rq_connection)
+
+    def later():
+        time.sleep(1.0)
+        queue.enqueue_call(f"{__name__}.stop_this_worker", job_id=f"{prefix}-stop")
+
+    thread = threading.Thread(target=later)
+    thread.start()
+    started = time.monotonic()
+    try:
+        runtime.run_worker(mine, name=f"{prefix}-worker")
+    finally:
+        took = time.monotonic() - started
+        thread.join()
+        runtime.configure(worker_runtime.settings, worker_runtime.games)
+        job = Job.fetch(f"{prefix}-stop", connection=rq_connection)
+        result = job.return_value()
+        job.delete()  # never left for another worker of this session to run
+    assert result == "stopping" and took >= 1.0
+
+
+def test_a_bot_move_is_enqueued_once_with_its_note_request_and_description(rq_connection, key_prefix):
+    """Dispatcher.enqueue_bot: one job per (match, version, seat, attempt), a repeat refused (False) and its
+    note's time left alone; a retry (attempt > 0) only re-times an existing note; the job runs
+    workers.jobs.play_bot(match, version, seat), carries the request's id, is remembered JOB_MEMORY, and is
+    described ("seat N", or "the board"). Against the note's nx/xx, the uniqueness, the arguments, the
+    lifetimes and the description changed."""
+    from service.engine import BOARD_SEAT
+    from service.logs import META_KEY, request_id
+    from workers.dispatch import JOB_MEMORY, Dispatcher
+
+    prefix = own_prefix(key_prefix, "enqueue")
+    dispatcher = Dispatcher(rq_connection, prefix)
+    token = request_id.set("req-bot-1")
+    try:
+        assert dispatcher.enqueue_bot("m-b", 3, 1) is True
+        rq_connection.zadd(dispatcher.pending_key, {"m-b|3|1": 7})
+        assert dispatcher.enqueue_bot("m-b", 3, 1) is False
+        assert rq_connection.zscore(dispatcher.pending_key, "m-b|3|1") == 7  # a repeat does not re-time it
+        assert dispatcher.enqueue_bot("m-b", 3, BOARD_SEAT) is True
+        assert dispatcher.enqueue_bot("m-c", 2, 0, 1) is True  # a retry with no note: none is made
+    finally:
+        request_id.reset(token)
+    assert rq_connection.zscore(dispatcher.pending_key, "m-c|2|0") is None
+    for seat, said in ((1, "seat 1"), (BOARD_SEAT, "the board")):
+        job = Job.fetch(bot_job_id(prefix, "m-b", 3, seat), connection=rq_connection)
+        assert (job.func_name, job.args, job.kwargs) == ("workers.jobs.play_bot", ("m-b", 3, seat), {})
+        assert (job.result_ttl, job.failure_ttl, job.ttl) == (JOB_MEMORY, JOB_MEMORY, JOB_MEMORY)
+        assert job.description == f"bot move: match m-b v3 {said}" and job.meta == {META_KEY: "req-bot-1"}
+    assert bot_job_id(prefix, "m-b", 3, BOARD_SEAT).endswith("-m-b-3-board")
+    assert Job.fetch(bot_job_id(prefix, "m-c", 2, 0, 1), connection=rq_connection).id.endswith("-m-c-2-0-r1")
+
+
+def test_a_replay_is_enqueued_for_a_finished_match_and_seat_only_and_retried(client, worker_runtime,
+                                                                           rq_connection, key_prefix):
+    """Dispatcher.start_replay: refused for a match not finished and for a seat it does not have (with their
+    messages); the job runs workers.jobs.build_replay(match, seat), is kept replay_ttl (result, failure, and
+    its wait), is retried RULES_RETRIES // 5 times every RULES_RETRY_SECONDS (a worker without the rules
+    version fails it), and is described; a failed one is enqueued anew. Against those changed."""
+    import pytest
+
+    from service.store import MatchNotFinished, NoSuchSeat
+    from workers import jobs
+    from workers.dispatch import RULES_RETRIES, RULES_RETRY_SECONDS, Dispatcher
+
+    match = create(client, "high-card", seed=13)
+    match_id = match["id"]
+    for name in "ab":
+        client.post(f"/v1/matches/{match_id}/seats", json={"name": name})
+    prefix = own_prefix(key_prefix, "replay")
+    dispatcher = Dispatcher(rq_connection, prefix, replay_ttl=321)
+    active = in_store(worker_runtime, lambda store: store.get(match_id))
+    with pytest.raises(MatchNotFinished) as refused:
+        dispatcher.start_replay(active, None)
+    assert str(refused.value) == "Only a finished match can be replayed."
+    while (now := in_store(worker_runtime, lambda store: store.get(match_id))).status == "active":
+        jobs.turn_timeout(match_id, now.version, min(now.to_act))
+    for seat in (2, -1):
+        with pytest.raises(NoSuchSeat) as refused:
+            dispatcher.start_replay(now, seat)
+        assert str(refused.value) == f"This match has no seat {seat}."
+    for seat in (None, 0, 1):
+        started = dispatcher.start_replay(now, seat)
+        job = Job.fetch(started["id"], connection=rq_connection)
+        assert (job.func_name, job.args, job.kwargs) == ("workers.jobs.build_replay", (match_id, seat), {})
+        assert (job.result_ttl, job.failure_ttl, job.ttl) == (321, 321, 321)
+        assert (job.retries_left, job.retry_intervals) == (RULES_RETRIES // 5, [RULES_RETRY_SECONDS])
+        assert job.description == f"replay: match {match_id} seat {seat}"
+    job.cancel()
+    assert dispatcher.start_replay(now, 1)["status"] == "queued"  # a failed replay is enqueued anew
+
+
+def test_a_job_that_finds_the_store_unavailable_says_so_and_tries_again(caplog):
+    """jobs._retrying: a connection error is logged (the job's name without its underscore, the error's type,
+    the delay before the next attempt) and the job is run again after that delay. Against the log's text or
+    arguments changed and the first delay changed."""
+    import logging
+
+    from redis.exceptions import ConnectionError
+
+    from workers.jobs import STORE_RETRY_DELAYS, _retrying
+
+    calls = []
+
+    async def _flaky(value):
+        calls.append(time.monotonic())
+        if len(calls) == 1:
+            raise ConnectionError("gone for a moment")
+        return {"value": value}
+
+    with caplog.at_level(logging.WARNING, logger="grimoire.workers"):
+        assert _retrying(_flaky, 5) == {"value": 5}
+    assert records(caplog, logging.WARNING) == [
+        ("store unavailable in %s (%s); trying again in %.2fs", ("flaky", "ConnectionError", STORE_RETRY_DELAYS[0]))]
+    assert STORE_RETRY_DELAYS[0] <= calls[1] - calls[0] < STORE_RETRY_DELAYS[1]
+
+
+def test_a_replay_started_twice_at_once_is_one_job(client, worker_runtime, rq_connection, key_prefix):
+    """Two start_replay calls racing: the second does not see the job yet (its look-up comes before the
+    first's enqueue), so its enqueue is refused as a duplicate and it answers with the job that is there,
+    which stays queued once. Against ``unique`` dropped or False, and the job not looked up again."""
+    from workers import jobs
+    from workers.dispatch import Dispatcher
+
+    class LateLook(Dispatcher):
+        """A dispatcher whose first look-up comes just before another process's enqueue of the same job."""
+
+        missed = False
+
+        def _job(self, job_id):
+            if not self.missed:
+                self.missed = True
+                return None
+            return super()._job(job_id)
+
+    match = create(client, "high-card", seed=14)
+    match_id = match["id"]
+    for name in "ab":
+        client.post(f"/v1/matches/{match_id}/seats", json={"name": name})
+    while (now := in_store(worker_runtime, lambda store: store.get(match_id))).status == "active":
+        jobs.turn_timeout(match_id, now.version, min(now.to_act))
+    prefix = own_prefix(key_prefix, "race")
+    first = Dispatcher(rq_connection, prefix).start_replay(now, 0)
+    enqueued_at = Job.fetch(first["id"], connection=rq_connection).enqueued_at
+    assert LateLook(rq_connection, prefix).start_replay(now, 0) == first
+    assert Queue(queue_names(prefix)["replays"], connection=rq_connection).job_ids == [first["id"]]
+    assert Job.fetch(first["id"], connection=rq_connection).enqueued_at == enqueued_at
+
+
+def test_a_bot_job_for_a_match_gone_or_behind_drops_its_note(worker_runtime, rq_connection, key_prefix, caplog):
+    """play_bot for a match that is gone: ``gone``, and its pending note (match, version, seat) dropped;
+    for a match whose store is behind the job's version (a failover lost writes): ``behind``, said with the
+    match and both versions. Against the note's member built wrong and the outcome or the log changed."""
+    import logging
+
+    from service.store.bots import create_match
+    from workers import jobs
+    from workers.dispatch import Dispatcher
+
+    dispatcher = Dispatcher(rq_connection, key_prefix)
+    dispatcher.connection.zadd(dispatcher.pending_key, {"no-such-match|3|1": 1, "no-such-match|1|3": 1})
+    assert jobs.play_bot("no-such-match", 3, 1) == {"outcome": "gone"}
+    notes = {k.decode() for k in rq_connection.zrange(dispatcher.pending_key, 0, -1)}
+    assert "no-such-match|3|1" not in notes and "no-such-match|1|3" in notes
+
+    async def start(store):
+        match = await create_match(store, "high-card", seed=3, bots=[{"seat": 0, "level": "random"}])
+        await store.join(match.id, "Ann")
+        return match.id
+
+    match_id = in_store(worker_runtime, start)
+    with caplog.at_level(logging.WARNING, logger="grimoire.workers"):
+        assert jobs.play_bot(match_id, 3, 0) == {"outcome": "behind", "version": 0}
+    said = ("match %s is at v%d, behind this bot move's v%d: acknowledged writes were lost; its waiting bot moves "
+            "are enqueued again")
+    assert records(caplog, logging.WARNING) == [(said, (match_id, 0, 3))]
+
+
+def test_a_replay_of_a_long_match_reads_its_whole_log(worker_runtime):
+    """build_replay (the job) on a match of more than a hundred moves (spells-and-potions, each seat playing
+    its first legal action): every entry is replayed, and the replay verifies. Against the log read with a
+    smaller limit (the store's default of 100, or 2 * 31)."""
+    from workers import jobs
+
+    async def play(store):
+        match = await store.create("spells-and-potions", seed=1)
+        await store.join(match.id, "Ann")
+        match, _, _ = await store.join(match.id, "Bea")
+        while match.status == "active":
+            seat = min(match.to_act)
+            match = (await store.submit(match.id, None, match.version, match.legal_actions(seat)[0],
+                                        acting_seat=seat)).match
+        return match.id, match.version
+
+    match_id, version = in_store(worker_runtime, play)
+    assert version > 100
+    replay = jobs.build_replay(match_id, None)
+    assert replay["verified"] is True and replay["mismatches"] == []
+    assert [frame["version"] for frame in replay["frames"]] == list(range(version + 1))
