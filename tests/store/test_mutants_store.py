@@ -16,6 +16,7 @@ from service.store import MatchStore, NoSuchSeat, SeatTaken, UnknownGame
 from service.store import archive, lobby
 from service.store.bots import add_bot, create_match
 from service.store.errors import UnknownBotLevel
+from tests.collections.conftest import stores  # noqa: F401  (a fixture: collections and trades)
 from tests.support.high_card import GAME, HighCard
 
 pytestmark = pytest.mark.anyio
@@ -807,3 +808,230 @@ async def test_confirm_with_a_frozen_replica_is_no_confirmation(tmp_path, key_pr
     finally:
         await client.aclose()
         next(pairs, None)
+
+
+# -- the lobby's reads, bounded ---------------------------------------------------------------------------------
+
+
+async def test_an_empty_lobby_of_one_game_does_not_hide_the_next_games(store):
+    """Against the read of every game's lobby stopping at the first empty one (``break`` for ``continue``):
+    high-card's lobby, read first, is empty."""
+    match = await store.create("other-card")
+    assert [e["id"] for e in await store.lobby()] == [match.id]
+
+
+async def test_the_lobby_reads_2_x_limit_plus_10_candidates_a_time(store):
+    """Against more candidates read per listing (3 x limit + 10 or 2 x limit + 11 instead of 2 x limit + 10):
+    behind 13 stale entries, a listing of 1 reads and drops the 12 oldest only, and answers none; the next
+    one reaches the open match."""
+    key = store.lobby_key("high-card")
+    now = lobby._now_ms()
+    stale = [f"gone-{i:02}" for i in range(13)]
+    await store.redis.zadd(key, {match_id: now - 1000 + i for i, match_id in enumerate(stale)})
+    match = await store.create("high-card")
+    assert await store.lobby("high-card", limit=1) == []
+    assert await store.redis.zrange(key, 0, -1) == [stale[12], match.id]
+    assert [e["id"] for e in await store.lobby("high-card", limit=1)] == [match.id]
+    assert await store.redis.zrange(key, 0, -1) == [match.id]
+
+
+async def test_the_lobby_drops_an_entry_a_second_older_than_its_ttl(store):
+    """Against the cutoff computed in other units than milliseconds (lobby_ttl x 1001): with a lobby_ttl of
+    an hour, an entry an hour and a second old is past it (x 1001 would keep it 2.6 s more)."""
+    assert store.lobby_ttl == 3600
+    match = await store.create("high-card")
+    key = store.lobby_key("high-card")
+    await store.redis.zadd(key, {match.id: lobby._now_ms() - 3_601_000})
+    assert await store.lobby("high-card") == []
+    assert await store.redis.zscore(key, match.id) is None
+
+
+async def test_the_lobby_lists_50_matches_unless_asked_for_another_number(store):
+    """Against the default limit of MatchStore.lobby and lobby.open_matches (51 for 50)."""
+    for _ in range(51):
+        await store.create("high-card")
+    assert len(await store.lobby()) == 50 and len(await store.lobby("high-card")) == 50
+    assert len(await lobby.open_matches(store)) == 50
+    assert len(await store.lobby(limit=60)) == 51
+
+
+async def test_a_started_match_with_a_seat_given_up_is_not_listed_even_if_indexed(store):
+    """The match hash is the truth, the lobby index only a hint: a started match with a free seat (given up
+    mid-match) found in the index is dropped, not listed. Against the status check joined to the seats
+    check with ``and``."""
+    match = await store.create("high-card")
+    _, _, token = await store.join(match.id, "Ann")
+    await store.join(match.id, "Bob")
+    await store.leave(match.id, token)
+    assert (await store.get(match.id)).status == "active"
+    await lobby.listed(store, "high-card", match.id)  # an index entry left behind (a listing racing the start)
+    assert await store.lobby("high-card") == []
+    assert await store.redis.zcard(store.lobby_key("high-card")) == 0
+
+
+async def test_the_lobby_works_on_a_cluster_where_each_match_has_its_own_slot(cluster, key_prefix):
+    """The lobby reads each match's fields from its own slot: a pipeline, never a MULTI, which a Redis Cluster
+    refuses across slots. Against the match reads made a transaction."""
+    from service.store.connect import match_redis
+
+    client = match_redis(cluster.url, cluster=True)
+    store = MatchStore(client, {GAME.id: GAME}, prefix=f"{key_prefix}:cluster-lobby")
+    try:
+        ids = [(await store.create("high-card")).id for _ in range(8)]
+        assert len({cluster.owner(store.key(match_id)) for match_id in ids}) > 1  # across shards
+        assert {e["id"] for e in await store.lobby("high-card")} == set(ids)
+    finally:
+        await client.aclose()
+
+
+# -- a seat handed to a bot, the history's default window -------------------------------------------------------
+
+
+async def test_a_seat_handed_to_a_bot_mid_match_is_the_bots(store):
+    """add_bot with the seat's token: the seat is the bot's at once (its name, level and a token of its own),
+    the old token stops working, the match goes on. Against the bot's seat record lost, misnamed or without
+    its level; and leave() without a token says what to send."""
+    from service.store import InvalidToken, TokenRequired
+
+    match_id, tokens = await played(store, 1)
+    match, seat = await add_bot(store, match_id, 1, "greedy", token=tokens[1])
+    assert seat == 1 and match.status == "active"
+    stored = await store.get(match_id)
+    bot_seat = stored.seats[1]
+    assert (bot_seat.name, bot_seat.bot, bot_seat.joined) == ("greedy bot", "greedy", True)
+    assert bot_seat.token_hash and bot_seat.token_hash != stored.seats[0].token_hash
+    raw = json.loads(await store.redis.hget(store.key(match_id), "seat:1"))
+    assert raw["bot"] == {"level": "greedy"} and raw["name"] == "greedy bot" and raw["joined"] >= stored.created
+    with pytest.raises(InvalidToken):
+        await store.read_as(match_id, tokens[1])
+    assert await store.lobby("high-card") == []
+    with pytest.raises(TokenRequired) as required:
+        await store.leave(match_id, None)
+    assert required.value.message == "Send the seat's bearer token to give the seat up."
+
+
+async def test_history_answers_100_entries_unless_asked_for_another_number(store):
+    """Against history()'s default window (101 for 100): a log of 101 entries (written as commit.lua writes
+    them) answers its first 100."""
+    match = await store.create("high-card", seed=1)
+    now = lobby._now_ms()
+    for version in range(1, 102):
+        await store.redis.xadd(store.log_key(match.id), {"seat": version % 2, "action": '{"type":"play"}',
+                                                         "events": "[]", "at": now}, id=f"{version}-0")
+    history = await store.history(match.id, 0)
+    assert [h.version for h in history] == list(range(1, 101))
+    assert len(await store.history(match.id, 0, limit=200)) == 101
+
+
+# -- errors: their messages and details ------------------------------------------------------------------------
+
+
+async def test_a_match_of_rules_this_process_lacks_names_the_versions_it_has(store, redis_url, key_prefix,
+                                                                            monkeypatch):
+    """RulesVersionUnavailable's message (a 503's on both APIs) names the match's version and every version
+    installed, or none. Against the message lost, the list joined wrong, 'none' said with versions
+    installed or spelt otherwise, and str(error) left empty."""
+    from service.engine import versions
+    from service.store.errors import RulesVersionUnavailable
+
+    class Older(HighCard):
+        rules_version = "0.9"
+
+    monkeypatch.setattr(versions, "installed_extra", lambda: (Older(),))  # an older version installed beside
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        both = MatchStore(client, {GAME.id: GAME}, prefix=f"{key_prefix}:rules-versions")
+        match = await both.create("high-card", seed=1)
+        await client.hset(both.key(match.id), "rules_version", "2")
+        with pytest.raises(RulesVersionUnavailable) as unavailable:
+            await both.get(match.id)
+    finally:
+        await client.aclose()
+    message = ("This match plays high-card rules version 2, which this server does not have (it has 0.9, 1); "
+               "try again: another server may.")
+    assert unavailable.value.message == message and str(unavailable.value) == message
+    assert (unavailable.value.game_id, unavailable.value.rules_version, unavailable.value.installed) == \
+        ("high-card", "2", ["0.9", "1"])
+    none = RulesVersionUnavailable("high-card", "7", [])  # as a worker without the game's rules says it
+    assert str(none) == none.message == ("This match plays high-card rules version 7, which this server does not "
+                                         "have (it has none); try again: another server may.")
+
+
+def test_a_player_without_a_seat_in_the_match_is_told_so(client):
+    """A player's token read in a match where the player holds no seat: 401 invalid_token, with the message
+    that says why. Against the message lost or changed."""
+    from tests.players.conftest import bearer, unique_name
+
+    players = [client.post("/v1/players", json={"name": unique_name()}).json() for _ in range(2)]
+    created = client.post("/v1/matches", json={"game": "casting-stones", "variant": "basic"})
+    assert created.status_code == 201, created.text
+    match_id = created.json()["id"]
+    joined = client.post(f"/v1/matches/{match_id}/seats", json={}, headers=bearer(players[0]["token"]))
+    assert joined.status_code == 201, joined.text
+    refused = client.get(f"/v1/matches/{match_id}", headers=bearer(players[1]["token"]))
+    assert refused.status_code == 401
+    assert (refused.json()["code"], refused.json()["detail"]) == ("invalid_token",
+                                                                  "This player holds no seat in this match.")
+
+
+async def test_the_update_commit_publishes_reads_as_the_entry_it_logs(store):
+    """What live followers are sent (the message commit.lua publishes, read by published_update) is the update
+    the log holds, field for field: against the action, events, status or seats to act dropped on the way."""
+    match_id, tokens = await played(store, 0)
+    pubsub = store.redis.pubsub()
+    await pubsub.subscribe(store.channel(match_id))
+    try:
+        await pubsub.get_message(timeout=5)  # the subscription's confirmation
+        m = await store.get(match_id)
+        accepted = await store.submit(match_id, tokens[0], 0, GAME.legal_actions(m.state, 0)[0])
+        message = None
+        for _ in range(50):
+            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.2)
+            if message is not None:
+                break
+        assert message is not None, "nothing was published"
+    finally:
+        await pubsub.aclose()
+    published = archive.published_update(match_id, json.loads(message["data"]))
+    [(entry_id, fields)] = await store.log_entries(match_id)
+    logged = archive.log_update(match_id, entry_id, fields)
+    assert published == logged
+    assert (published.version, published.seat, published.status, published.to_act) == (1, 0, "active", [1])
+    assert published.action == GAME.legal_actions(m.state, 0)[0] and published.events == accepted.events != []
+
+
+# -- the errors of collections and trades: their messages and details -------------------------------------------
+
+
+async def test_collection_and_trade_refusals_carry_their_message_and_details(stores):
+    """What the APIs answer a refusal with: the message, the attribute GraphQL reads and the details REST
+    sends (``missing``, ``next_at``, ``trade_status``, ``trade``). Against any of them lost or renamed."""
+    from service.store.errors import NoSetLeft, NotInCollection, TradeClosed, TradeFailed
+    from tests.collections.conftest import give, new_store_player
+
+    _store, collections, trades = stores
+    a, b, c = [await new_store_player(collections, stem) for stem in "ABC"]
+    await give(collections, a, {"harry-potter": 1})
+    with pytest.raises(NotInCollection) as lacking:
+        await trades.offer(a, b, {"stones": [{"id": "fluffy", "count": 2}]}, {})
+    missing = {"stones": [{"id": "fluffy", "count": 2}], "cards": []}
+    assert (lacking.value.message, lacking.value.missing, lacking.value.details) == \
+        ("You do not own 2 x fluffy (stones).", missing, {"missing": missing})
+    offer = await trades.offer(a, b, {"stones": [{"id": "harry-potter"}]}, {})
+    away = await trades.offer(a, c, {"stones": [{"id": "harry-potter"}]}, {})
+    await trades.accept(away["id"], c)
+    with pytest.raises(TradeFailed) as failed:  # a no longer owns what it offered b
+        await trades.accept(offer["id"], b)
+    assert failed.value.trade["id"] == offer["id"] and failed.value.trade["status"] == "failed"
+    assert failed.value.details == {"trade": failed.value.trade} and failed.value.message == str(failed.value) != ""
+    with pytest.raises(TradeClosed) as closed:
+        await trades.accept(offer["id"], b)
+    assert (closed.value.message, closed.value.status, closed.value.details) == \
+        ("This trade is failed.", "failed", {"trade_status": "failed"})
+    collections.sets_per_day = 0
+    with pytest.raises(NoSetLeft) as none_left:
+        await collections.open_set(a, "refill")
+    assert none_left.value.next_at % 86_400_000 == 0 and none_left.value.next_at > lobby._now_ms()
+    assert none_left.value.details == {"next_at": none_left.value.next_at}
+    assert none_left.value.message == ("You have opened the 0 refill set(s) a day allows, and have no granted one; "
+                                       "the allowance comes back at midnight UTC.") == str(none_left.value)
