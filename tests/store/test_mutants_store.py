@@ -1243,3 +1243,195 @@ async def test_a_confirmation_on_a_cluster_waits_on_the_master_of_the_match(clus
         assert 100 < await client.ttl(idem_key) <= 300  # refreshed on the match's master
     finally:
         await client.aclose()
+
+
+# -- the log's archive: its encoding, reads that never reach it, a log that keeps moving -------------------------
+
+
+async def test_the_archive_is_compact_json_of_version_and_fields(store):
+    """The archive is ``<upto>:`` and zlib of compact JSON (no spaces: it is what the memory figures of
+    docs/operations.md measured), extended as text. Against the default separators."""
+    import zlib
+
+    store.compact_every, store.keep_recent = 2, 1
+    match_id, _ = await played(store, 4)
+    raw = await archive.read_raw(store, match_id)
+    head, _, body = raw.partition(b":")
+    text = zlib.decompress(body)
+    entries = json.loads(text)
+    assert head == b"3" and [v for v, _ in entries] == [1, 2, 3]
+    assert text == json.dumps(entries, separators=(",", ":")).encode()
+
+
+async def test_reading_recent_versions_reads_the_stream_alone(store):
+    """When the stream holds the first version asked for, the archive is not read (the usual case:
+    followers read recent versions): a damaged archive does not reach them. Against the check of the
+    stream's first version (after - 1 for after + 1)."""
+    store.compact_every, store.keep_recent = 2, 1
+    match_id, _ = await played(store, 4)  # archived through 3; the stream holds 4
+    await store.redis.set(store.archive_key(match_id), "3:not zlib")
+    assert [i for i, _ in await store.log_entries(match_id, after=3)] == ["4-0"]
+
+
+async def test_a_log_that_keeps_moving_is_read_8_times_and_compacted_4_times_then_given_up(tmp_path):
+    """A log whose archive and stream never meet (versions missing between them: a compaction forever in
+    flight) is read again 8 times, then refused with a RuntimeError naming the match; a compaction tries 4
+    times and reports that nothing moved. Counted on a Redis of the test's own (one GET of the archive per
+    attempt). Against fewer or more attempts (a ``break`` for the ``continue``), a compaction reporting a
+    move it did not make, and the error's message."""
+    from service.store.embedded import EmbeddedRedis
+
+    server = EmbeddedRedis(tmp_path / "moving", persist=False)
+    client = aioredis.Redis.from_url(server.url, decode_responses=True)
+    try:
+        store = MatchStore(client, {GAME.id: GAME}, prefix="moving", compact_every=0)
+        match_id, _ = await played(store, 5)
+        entries = await client.xrange(store.log_key(match_id))
+        await client.set(store.archive_key(match_id), archive.encode(2, entries[:2]))
+        await client.xdel(store.log_key(match_id), "1-0", "2-0", "3-0")  # version 3 is nowhere
+
+        async def gets(call):
+            await client.config_resetstat()
+            try:
+                return await call, None
+            except RuntimeError as error:
+                return None, error
+            finally:
+                stats = await client.info("commandstats")
+                counted.append(stats.get("cmdstat_get", {}).get("calls", 0))
+
+        counted = []
+        _, error = await gets(store.log_entries(match_id, after=0, limit=10))
+        assert str(error) == f"the log of match {match_id} kept moving while being read"
+        store.compact_every, store.keep_recent = 1, 1
+        moved, _ = await gets(archive.compact(store, match_id, 5, False))
+        assert moved is False and archive.decode(await archive.read_raw(store, match_id))[0] == 2
+        assert counted == [8, 4]
+    finally:
+        await client.aclose()
+        server.stop()
+
+
+async def test_the_log_answers_100_entries_unless_asked_for_another_number(store):
+    """Against log_entries()'s default window (101 for 100)."""
+    match = await store.create("high-card", seed=1)
+    for version in range(1, 102):
+        await store.redis.xadd(store.log_key(match.id), {"seat": 0, "action": "{}", "events": "[]", "at": 1},
+                               id=f"{version}-0")
+    assert len(await store.log_entries(match.id)) == 100
+
+
+async def test_a_failed_compaction_is_logged_with_its_match_and_the_action_stays_accepted(store, caplog):
+    """A compaction that fails (here the archive key holds a value of another type) leaves the action
+    accepted and logs an ERROR with its traceback on grimoire.store naming the match. Against the log
+    record's logger, message or match id lost or changed."""
+    import logging
+
+    store.compact_every, store.keep_recent = 1, 1
+    match_id, tokens = await played(store, 0)
+    await store.redis.rpush(store.archive_key(match_id), "not an archive")
+    m = await store.get(match_id)
+    with caplog.at_level(logging.ERROR, logger="grimoire.store"):
+        accepted = await store.submit(match_id, tokens[0], 0, GAME.legal_actions(m.state, 0)[0])
+    assert accepted.version == 1 and (await store.get(match_id)).version == 1
+    [record] = [r for r in caplog.records if r.name == "grimoire.store"]
+    assert (record.levelname, record.getMessage()) == ("ERROR", f"log compaction failed for {match_id}")
+    assert record.exc_info is not None
+
+
+# -- the Redis clients' settings, the embedded Redis --------------------------------------------------------------
+
+
+def test_the_store_clients_are_configured_as_documented(redis_url, cluster):
+    """A plain Redis: a blocking pool of ``max_connections`` (64 unless told) that waits 5 s for a connection,
+    health checks every 10 s, socket timeouts; a cluster client likewise; open_store passes the settings'
+    cluster flag and pool size. Against any of them dropped or changed."""
+    from redis.asyncio.cluster import RedisCluster
+
+    from service.settings import Settings
+    from service.store.connect import TIMEOUTS, match_redis, open_store
+
+    plain = match_redis(redis_url)
+    pool = plain.connection_pool
+    assert (pool.max_connections, pool.timeout) == (64, 5)
+    assert {k: pool.connection_kwargs[k] for k in ("decode_responses", "health_check_interval", *TIMEOUTS)} == \
+        {"decode_responses": True, "health_check_interval": 10, **TIMEOUTS}
+    clustered = match_redis(cluster.url, cluster=True, max_connections=9)
+    assert isinstance(clustered, RedisCluster)
+    assert {k: clustered.connection_kwargs[k] for k in ("max_connections", "decode_responses",
+                                                         "health_check_interval", *TIMEOUTS)} == \
+        {"max_connections": 9, "decode_responses": True, "health_check_interval": 10, **TIMEOUTS}
+    store = open_store(Settings(redis_url=cluster.url, redis_cluster=True, redis_max_connections=7), {})
+    assert isinstance(store.redis, RedisCluster) and store.redis.connection_kwargs["max_connections"] == 7
+    store = open_store(Settings(redis_url=redis_url, redis_max_connections=5), {})
+    assert not isinstance(store.redis, RedisCluster) and store.redis.connection_pool.max_connections == 5
+
+
+def test_an_embedded_redis_makes_its_directory_with_its_parents(tmp_path):
+    """Against the data directory's parents not made (mkdir without ``parents``)."""
+    from service.store.embedded import EmbeddedRedis
+
+    server = EmbeddedRedis(tmp_path / "deep" / "er" / "data", persist=False)
+    server.stop()
+    assert (tmp_path / "deep" / "er" / "data" / "redis.log").exists()
+
+
+def test_an_embedded_redis_that_exits_is_reported_at_once(tmp_path):
+    """A redis-server that exits (its port is taken) is reported at once, not after the start-up deadline,
+    with the log to read. Against the exit check joined to the deadline with ``and``, and the message."""
+    import socket
+
+    from service.store.embedded import EmbeddedRedis
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        started = time.monotonic()
+        with pytest.raises(RuntimeError) as refused:
+            EmbeddedRedis(tmp_path / "busy", port=taken.getsockname()[1])
+    assert time.monotonic() - started < 8
+    assert str(refused.value) == f"embedded redis-server did not start; see {(tmp_path / 'busy').resolve() / 'redis.log'}"
+
+
+# -- what a match shows a seat, and the deal's announcements ------------------------------------------------------
+
+
+async def test_legal_actions_are_for_a_seat_of_an_active_match_only(store):
+    """Against a seat of a waiting match, or a spectator of an active one, being offered moves; and the events
+    of an accepted action shown to the seat that acted as to a spectator."""
+    match = await store.create("high-card", seed=3)
+    _, _, t0 = await store.join(match.id, "Ann")
+    waiting = await store.get(match.id)
+    assert waiting.legal_actions(0) == [] and GAME.legal_actions(waiting.state, 0) != []
+    await store.join(match.id, "Bob")
+    active = await store.get(match.id)
+    assert active.legal_actions(None) == [] and active.legal_actions(0) == GAME.legal_actions(active.state, 0)
+    action = active.legal_actions(0)[0]
+    accepted = await store.submit(match.id, t0, 0, action)
+    assert accepted.events_for(0) == [{"type": "played", "seat": 0}, {"type": "played_card", "card": action["card"]}]
+    assert accepted.events_for(1) == accepted.events_for(None) == [{"type": "played", "seat": 0}]
+
+
+async def test_a_deal_is_announced_on_the_matchs_channel_and_a_deal_made_meanwhile_counts(store):
+    """The deal publishes ``seat:dealt`` on the match's channel (followers read the match again). A get()
+    that read the match before another one dealt it finds it dealt ("done": the match is read again, as
+    dealt). Against the channel name lost and "done" not recognised."""
+    match = await store.create("high-card")
+    await store.join(match.id, "Ann")
+    pubsub = store.redis.pubsub()
+    await pubsub.subscribe(store.channel(match.id))
+    try:
+        await pubsub.get_message(timeout=5)
+        stale = await store.redis.hgetall(store.key(match.id))
+        await store.join(match.id, "Bob")  # the last seat: dealt
+        messages = []
+        for _ in range(50):
+            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.1)
+            if message is not None:
+                messages.append(message["data"])
+            elif "seat:dealt" in messages:
+                break
+    finally:
+        await pubsub.aclose()
+    assert "seat:dealt" in messages
+    stale["seat:1"] = (await store.redis.hgetall(store.key(match.id)))["seat:1"]  # read once Bob had joined
+    assert await store._deal_if_due(match.id, stale) is True  # dealt by the other reader: "done"
