@@ -1233,8 +1233,9 @@ async def test_a_confirmation_on_a_cluster_waits_on_the_master_of_the_match(clus
     try:
         match_id, tokens = await played(store, 0)
         m = await store.get(match_id)
-        with pytest.raises(ReplicaAckTimeout):  # applied, but no replica confirmed it
+        with pytest.raises(ReplicaAckTimeout) as applied:  # applied, but no replica confirmed it
             await store.submit(match_id, tokens[0], 0, GAME.legal_actions(m.state, 0)[0], "k")
+        assert (applied.value.wanted, applied.value.got, applied.value.timeout_ms) == (1, 0, 50)
         idem_key = store.idempotency_key(match_id, 0, "k")
         await client.expire(idem_key, 100)
         with pytest.raises(ReplicaAckTimeout) as timeout:
@@ -1435,3 +1436,198 @@ async def test_a_deal_is_announced_on_the_matchs_channel_and_a_deal_made_meanwhi
     assert "seat:dealt" in messages
     stale["seat:1"] = (await store.redis.hgetall(store.key(match.id)))["seat:1"]  # read once Bob had joined
     assert await store._deal_if_due(match.id, stale) is True  # dealt by the other reader: "done"
+
+
+# -- submitting: refusals and their messages, the metrics hook, races with the commit ----------------------------
+
+
+async def test_refusals_of_an_action_say_why_and_are_counted_by_code(store):
+    """Each refusal's message (the APIs send it as it is) and the metrics hook: an accepted action is counted
+    with its game, a refusal with its code, a repeat not at all. Against the messages lost or changed, the
+    caller's game not checked, and the hook told the wrong thing."""
+    from service.engine import IllegalAction
+    from service.store import InvalidToken, MatchNotStarted, TokenRequired
+
+    counted = []
+    store.on_submit = lambda game, code: counted.append((game, code))
+    match = await store.create("high-card", seed=2)
+    _, _, t0 = await store.join(match.id, "Ann")
+    with pytest.raises(MatchNotStarted) as not_started:
+        await store.submit(match.id, t0, 0, {"type": "play", "card": 1})
+    assert not_started.value.message == "The match starts when every seat is taken."
+    _, _, t1 = await store.join(match.id, "Bob")
+    with pytest.raises(TokenRequired) as required:
+        await store.submit(match.id, None, 0, {"type": "play", "card": 1})
+    assert required.value.message == "Acting needs the bearer token you got when you joined a seat."
+    with pytest.raises(InvalidToken) as invalid:
+        await store.submit(match.id, "gt.nobody.secret", 0, {"type": "play", "card": 1})
+    assert invalid.value.message == "This token does not hold a seat in this match."
+    m = await store.get(match.id)
+    action = GAME.legal_actions(m.state, 0)[0]
+    with pytest.raises(IllegalAction) as other_game:
+        await store.submit(match.id, t0, 0, action, game_id="other-card")
+    assert other_game.value.message == f"This is a {GAME.title} match, not other-card."
+    assert await store.submit(match.id, t0, 0, action, game_id="high-card", idempotency_key="k")
+    assert (await store.submit(match.id, t0, 0, action, idempotency_key="k")).duplicate
+    m = await store.get(match.id)
+    await store.submit(match.id, t1, 1, GAME.legal_actions(m.state, 1)[0])
+    assert counted == [(None, "match_not_started"), (None, "token_required"), (None, "invalid_token"),
+                       (None, "illegal_action"), ("high-card", None), ("high-card", None)]
+
+
+async def test_a_refusal_recorded_under_an_idempotency_key_expires_with_the_others(store):
+    """A refused action sent with a key is recorded for idempotency_ttl (a repeat answers the same refusal);
+    without a key nothing is recorded. Against the record kept for ever."""
+    from service.engine import RuleError
+
+    match_id, tokens = await played(store, 0)
+    with pytest.raises(RuleError):
+        await store.submit(match_id, tokens[0], 0, {"type": "play", "card": 99}, "bad")
+    key = store.idempotency_key(match_id, 0, "bad")
+    assert 0 < await store.redis.ttl(key) <= store.idempotency_ttl
+    assert json.loads(await store.redis.get(key))["code"]
+    with pytest.raises(RuleError):
+        await store.submit(match_id, tokens[0], 0, {"type": "play", "card": 99})
+    assert [k async for k in store.redis.scan_iter(match=f"{store.key(match_id)}:idem:*")] == [key]
+
+
+async def test_a_refusal_without_a_key_writes_no_record_anywhere(tmp_path):
+    """Against a refused action without an idempotency key recorded under the key "" (on a Redis of the
+    test's own, which holds nothing else)."""
+    from service.engine import RuleError
+    from service.store.embedded import EmbeddedRedis
+
+    server = EmbeddedRedis(tmp_path / "refusal", persist=False)
+    client = aioredis.Redis.from_url(server.url, decode_responses=True)
+    try:
+        store = MatchStore(client, {GAME.id: GAME}, prefix="r")
+        match_id, tokens = await played(store, 0)
+        before = set(await client.keys("*"))
+        with pytest.raises(RuleError):
+            await store.submit(match_id, tokens[0], 0, {"type": "play", "card": 99})
+        assert set(await client.keys("*")) == before
+    finally:
+        await client.aclose()
+        server.stop()
+
+
+class RaceOnce:
+    """A guard (MatchStore.guards) that runs another request once, after the rules accepted an action and
+    before it is committed: the window in which another process may write. It records the seats it saw."""
+
+    def __init__(self, race):
+        self.race, self.seats = race, []
+
+    async def check_action(self, match, seat, action):
+        self.seats.append(seat)
+        race, self.race = self.race, None
+        if race is not None:
+            await race(match)
+
+
+async def test_an_action_racing_another_is_refused_by_the_commit(store):
+    """What the commit script finds when another request got there between the read and the write: the
+    match moved on (VersionConflict with the version now), gone (MatchNotFound), or the same idempotency key
+    committed (the repeat answers that outcome). Against each reply not recognised or its message lost; and
+    the guard not told the acting seat."""
+    from service.store import MatchNotFound, VersionConflict
+
+    match_id, tokens = await played(store, 0)
+    m = await store.get(match_id)
+    first, second = GAME.legal_actions(m.state, 0)[:2]
+
+    async def other_move(match):
+        await store.submit(match_id, tokens[0], 0, second)
+
+    guard = RaceOnce(other_move)
+    store.guards.append(guard)
+    with pytest.raises(VersionConflict) as conflict:
+        await store.submit(match_id, tokens[0], 0, first)
+    assert conflict.value.message == "The match moved on to version 1 before your action landed; read it again."
+    assert conflict.value.current_version == 1 and guard.seats == [0, 0]
+
+    m = await store.get(match_id)
+    action = GAME.legal_actions(m.state, 1)[0]
+
+    async def same_key(match):
+        await store.submit(match_id, tokens[1], 1, action, "k")
+
+    guard.race = same_key
+    again = await store.submit(match_id, tokens[1], 1, action, "k")
+    assert again.duplicate and again.version == 2 and (await store.get(match_id)).version == 2
+
+    async def expired(match):
+        await store.redis.delete(store.key(match_id))
+
+    guard.race = expired
+    m = await store.get(match_id)
+    with pytest.raises(MatchNotFound) as missing:
+        await store.submit(match_id, tokens[0], 2, GAME.legal_actions(m.state, 0)[0])
+    assert missing.value.message == f"There is no match {match_id!r} (it may have expired)."
+
+
+async def test_a_commit_writes_the_chain_head_ttls_and_log_fields_as_documented(store):
+    """After an action: the match's new state hash is returned and stored; the match and its archive expire
+    after idle_ttl (finished_ttl once over); an active match's result field is empty and a log entry of a
+    move nobody played for a late seat has no ``auto``. A match from before the hash chain gets none.
+    Against the head not returned, TTLs mixed up or not refreshed on the archive, and fields written empty
+    as "null" or "XXXX"."""
+    store.compact_every, store.keep_recent = 2, 1
+    store.finished_ttl, store.idle_ttl = 500, 5000
+    match_id, tokens = await played(store, 2)  # archived through 1
+    before = await store.redis.hget(store.key(match_id), "state_hash")
+    await store.redis.expire(store.archive_key(match_id), 50)
+    m = await store.get(match_id)
+    accepted = await store.submit(match_id, tokens[m.acting[0]], 2, GAME.legal_actions(m.state, m.acting[0])[0])
+    stored = await store.redis.hget(store.key(match_id), "state_hash")
+    assert accepted.match.state_hash == stored != before and len(stored) == 64
+    assert 500 < await store.redis.ttl(store.key(match_id)) <= 5000
+    assert 500 < await store.redis.ttl(store.archive_key(match_id)) <= 5000
+    assert await store.redis.hget(store.key(match_id), "result") == ""
+    [(_, fields)] = await store.log_entries(match_id, after=2)
+    assert "auto" not in fields
+    for _ in range(3):
+        m = await store.get(match_id)
+        await store.submit(match_id, tokens[m.acting[0]], m.version, GAME.legal_actions(m.state, m.acting[0])[0])
+    assert (await store.get(match_id)).status == "finished"
+    assert 0 < await store.redis.ttl(store.key(match_id)) <= 500
+
+    legacy = await store.create("high-card", seed=4)
+    _, _, a = await store.join(legacy.id, "Ann")
+    await store.join(legacy.id, "Bob")
+    await store.redis.hdel(store.key(legacy.id), "state_hash")  # a match from before the chain
+    m = await store.get(legacy.id)
+    accepted = await store.submit(legacy.id, a, 0, GAME.legal_actions(m.state, 0)[0])
+    assert accepted.match.state_hash is None
+    assert await store.redis.hget(store.key(legacy.id), "state_hash") is None
+
+
+async def test_a_finished_match_compacted_in_the_background_archives_all_but_the_newest(store):
+    """The background compaction of the last action is told the match finished (due whatever the version).
+    Against the status not passed to it."""
+    store.compact_in_background, store.compact_every, store.keep_recent = True, 4, 1
+    match_id, _ = await played(store, 6)
+    await store.settle()
+    assert archive.decode(await archive.read_raw(store, match_id))[0] == 5
+
+
+async def test_a_repeat_racing_its_first_waits_for_the_replicas_too(store):
+    """With replica acks on, a repeat that finds its first outcome in the commit script (the first landed
+    between the repeat's read and its commit) is answered only once the replicas have it: with none here,
+    ReplicaAckTimeout. Against the repeat's replica wait made without the idempotency record's key."""
+    from service.store.connect import ReplicaAckTimeout
+
+    match_id, tokens = await played(store, 0)
+    store.replica_acks, store.replica_wait_ms = 1, 10
+    m = await store.get(match_id)
+    action = GAME.legal_actions(m.state, 0)[0]
+
+    async def first(match):
+        with pytest.raises(ReplicaAckTimeout):  # applied; no replica confirmed it
+            await store.submit(match_id, tokens[0], 0, action, "k")
+
+    store.guards.append(RaceOnce(first))
+    with pytest.raises(ReplicaAckTimeout) as timeout:
+        await store.submit(match_id, tokens[0], 0, action, "k")
+    assert (timeout.value.wanted, timeout.value.got) == (1, 0)
+    assert (await store.get(match_id)).version == 1
