@@ -217,7 +217,10 @@ async def test_create_match_checks_every_bot_before_creating_anything(store, bot
     with pytest.raises(error) as refused:
         await create_match(store, "high-card", bots=bots)
     assert refused.value.message
-    assert [k async for k in store.redis.scan_iter(match=f"{store.prefix}:m:*")] == []
+    # the prefix holds the test's id, whose brackets a SCAN pattern would read as a character class
+    prefix = store.prefix.replace("[", "\\[").replace("]", "\\]")
+    assert [k async for k in store.redis.scan_iter(match=f"{prefix}:m:*")] == []
+    assert await store.redis.zcard(store.lobby_key("high-card")) == 0
 
 
 async def test_create_match_seats_bots_among_the_seats_asked_for(store):
@@ -1631,3 +1634,51 @@ async def test_a_repeat_racing_its_first_waits_for_the_replicas_too(store):
         await store.submit(match_id, tokens[0], 0, action, "k")
     assert (timeout.value.wanted, timeout.value.got) == (1, 0)
     assert (await store.get(match_id)).version == 1
+
+
+class BotGuard:
+    """A guard (MatchStore.guards) that records what check_bots is shown and lets everything through."""
+
+    def __init__(self):
+        self.shown = []
+
+    def check_create(self, game, options, rated):
+        pass
+
+    def check_bots(self, game, options):
+        self.shown.append((game.id, options))
+
+    async def check_join(self, match_id, player, bot):
+        pass
+
+    async def check_action(self, match, seat, action):
+        pass
+
+
+async def test_guards_see_a_bots_match_in_full_before_it_is_created_and_it_is_no_hot_seat_match(redis_url,
+                                                                                                 key_prefix):
+    """create_match shows the guards (owned collections refuse bots) the match's options in full, its
+    variant's and its own, and makes no hot-seat match unless asked. Against the options, the variant or
+    the caller's options not passed on, and hot_seat on by default."""
+    from service.engine.game import Variant
+
+    class TwoVariants(HighCard):
+        id = "two-variants"
+        variants = (Variant("standard", "Standard", "Three rounds."), Variant("quick", "Quick", "Fewer."))
+
+    game = TwoVariants()
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        store = MatchStore(client, {game.id: game}, prefix=f"{key_prefix}:bot-guard")
+        guard = BotGuard()
+        store.guards.append(guard)
+        match = await create_match(store, game.id, variant="quick", options={"rounds": 2.0},
+                                   bots=[{"seat": 1, "level": "random"}])
+        assert guard.shown == [(game.id, game.check_options("quick", {"rounds": 2}, 2))]
+        assert guard.shown[0][1]["variant"] == "quick" and guard.shown[0][1]["rounds"] == 2
+        stored = await store.get(match.id)
+        assert stored.hot_seat is False and stored.variant == "quick"
+        await store.join(match.id, "Ann", 0, player="p-ann")
+        assert (await store.get(match.id)).status == "active"
+    finally:
+        await client.aclose()
