@@ -1682,3 +1682,37 @@ async def test_guards_see_a_bots_match_in_full_before_it_is_created_and_it_is_no
         assert (await store.get(match.id)).status == "active"
     finally:
         await client.aclose()
+
+
+async def test_the_last_seat_taken_takes_the_match_off_the_lobby_index_at_once(store):
+    """Against the full match removed from another game's lobby key (the lobby's next read would drop it
+    anyway, so the index is looked at right away)."""
+    match = await store.create("high-card")
+    await store.join(match.id, "Ann")
+    assert await store.redis.zscore(store.lobby_key("high-card"), match.id) is not None
+    await store.join(match.id, "Bob")
+    assert await store.redis.zscore(store.lobby_key("high-card"), match.id) is None
+
+
+async def test_a_failing_listener_is_logged_and_the_join_still_answers(store, caplog):
+    """A listener (the bot and timer dispatcher) that raises is logged as an ERROR with its traceback on
+    grimoire.store, naming the match; the operation succeeds and the other listeners still hear of it.
+    Against the log record's logger, message or match id lost."""
+    import logging
+
+    heard = []
+
+    async def broken(match):
+        raise RuntimeError("listener bug")
+
+    async def listening(match):
+        heard.append(match.id)
+
+    store.listeners.extend([broken, listening])
+    match = await store.create("high-card")
+    with caplog.at_level(logging.ERROR, logger="grimoire.store"):
+        _, seat, _ = await store.join(match.id, "Ann")
+    assert seat == 0 and heard == [match.id]
+    [record] = [r for r in caplog.records if r.name == "grimoire.store"]
+    assert (record.levelname, record.getMessage()) == ("ERROR", f"match listener failed for {match.id}")
+    assert record.exc_info[1].args == ("listener bug",)
