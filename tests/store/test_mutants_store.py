@@ -1716,3 +1716,74 @@ async def test_a_failing_listener_is_logged_and_the_join_still_answers(store, ca
     [record] = [r for r in caplog.records if r.name == "grimoire.store"]
     assert (record.levelname, record.getMessage()) == ("ERROR", f"match listener failed for {match.id}")
     assert record.exc_info[1].args == ("listener bug",)
+
+
+async def test_a_refusal_never_overwrites_the_outcome_another_request_recorded_under_its_key(redis_url, key_prefix):
+    """Two requests with one idempotency key: the first to be recorded wins. Here another process's request
+    is accepted and committed while this one is being checked by the rules (the game's apply runs it, in a
+    thread with a store of its own), and this one is refused: its refusal is not recorded over the accepted
+    outcome, which confirm() and a repeat still answer. Against the refusal's record written without NX."""
+    import threading
+
+    from service.engine import RuleError
+
+    class RacyCard(HighCard):
+        id = "racy-card"
+        race = None
+
+        def apply(self, state, seat, action):
+            race, self.race = self.race, None
+            if race is not None:
+                race()
+            return super().apply(state, seat, action)
+
+    game = RacyCard()
+    prefix = f"{key_prefix}:racy"
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        store = MatchStore(client, {game.id: game}, prefix=prefix)
+        match = await store.create(game.id, seed=5)
+        _, _, t0 = await store.join(match.id, "Ann")
+        await store.join(match.id, "Bob")
+        legal = game.legal_actions((await store.get(match.id)).state, 0)[0]
+
+        async def other_process():
+            other_client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+            try:
+                await MatchStore(other_client, {game.id: game}, prefix=prefix).submit(match.id, t0, 0, legal, "k")
+            finally:
+                await other_client.aclose()
+
+        def race():
+            thread = threading.Thread(target=lambda: asyncio.run(other_process()))
+            thread.start()
+            thread.join(30)
+
+        game.race = race
+        with pytest.raises(RuleError):
+            await store.submit(match.id, t0, 0, {"type": "play", "card": 99}, "k")
+        assert json.loads(await client.get(store.idempotency_key(match.id, 0, "k")))["version"] == 1
+        assert await store.confirm(match.id, 0, "k") is True
+        assert (await store.submit(match.id, t0, 0, legal, "k")).duplicate
+    finally:
+        await client.aclose()
+
+
+async def test_a_repeat_of_a_match_that_expired_meanwhile_says_the_match_is_gone(store):
+    """A repeat finding its first outcome in the commit script while the match itself expired in between
+    (its record outlives it: idempotency_ttl) is answered MatchNotFound, its log being gone too. Against
+    the log's first entry read when there is none."""
+    from service.store import MatchNotFound
+
+    match_id, tokens = await played(store, 0)
+    m = await store.get(match_id)
+    action = GAME.legal_actions(m.state, 0)[0]
+
+    async def first_then_expired(match):
+        await store.submit(match_id, tokens[0], 0, action, "k")
+        await store.redis.delete(store.key(match_id), store.log_key(match_id), store.archive_key(match_id))
+
+    store.guards.append(RaceOnce(first_then_expired))
+    with pytest.raises(MatchNotFound) as missing:
+        await store.submit(match_id, tokens[0], 0, action, "k")
+    assert missing.value.message == f"There is no match {match_id!r} (it may have expired)."
