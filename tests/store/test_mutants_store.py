@@ -1787,3 +1787,40 @@ async def test_a_repeat_of_a_match_that_expired_meanwhile_says_the_match_is_gone
     with pytest.raises(MatchNotFound) as missing:
         await store.submit(match_id, tokens[0], 0, action, "k")
     assert missing.value.message == f"There is no match {match_id!r} (it may have expired)."
+
+
+class JoinGuard(BotGuard):
+    """A guard that records what check_join is shown."""
+
+    def __init__(self):
+        super().__init__()
+        self.joins = []
+
+    async def check_join(self, match_id, player, bot):
+        self.joins.append((match_id, player, bot))
+
+
+async def test_a_join_shows_the_guards_who_joins_and_records_when(store):
+    """The guards are shown the match, the player and the bot of a join; the seat's record keeps when it was
+    taken; a negative seat is refused saying so; a match of rules this process lacks is refused before any
+    seat is written. Against the guard's arguments lost, the record's field renamed, the messages lost and
+    the rules version not checked."""
+    from service.store import NoSuchSeat
+    from service.store.errors import RulesVersionUnavailable
+
+    guard = JoinGuard()
+    store.guards.append(guard)
+    match = await store.create("three-card", seats=3)
+    before = lobby._now_ms()
+    await store.join(match.id, "Ann", 0, player="p-ann")
+    await add_bot(store, match.id, 1, "greedy")
+    assert guard.joins == [(match.id, "p-ann", None), (match.id, None, {"level": "greedy"})]
+    record = json.loads(await store.redis.hget(store.key(match.id), "seat:0"))
+    assert before <= record["joined"] <= lobby._now_ms()
+    with pytest.raises(NoSuchSeat) as negative:
+        await store.join(match.id, "Eve", -1)
+    assert negative.value.message == "This match has no seat -1."
+    await store.redis.hset(store.key(match.id), "rules_version", "2")
+    with pytest.raises(RulesVersionUnavailable):
+        await store.join(match.id, "Cid", 2)
+    assert await store.redis.hget(store.key(match.id), "seat:2") is None
