@@ -1824,3 +1824,70 @@ async def test_a_join_shows_the_guards_who_joins_and_records_when(store):
     with pytest.raises(RulesVersionUnavailable):
         await store.join(match.id, "Cid", 2)
     assert await store.redis.hget(store.key(match.id), "seat:2") is None
+
+
+async def test_each_refused_join_says_why(store):
+    """The messages of a join refused by the join script: a seat taken, a match full, a seat out of range,
+    a player already seated, a match gone. Against each lost or changed."""
+    from service.store import MatchFull, MatchNotFound, NoSuchSeat, SeatTaken
+    from service.store.errors import AlreadySeated
+
+    match = await store.create("high-card")
+    await store.join(match.id, "Ann", 0, player="p-ann")
+    with pytest.raises(SeatTaken) as taken:
+        await store.join(match.id, "Bob", 0)
+    assert taken.value.message == "Seat 0 is already taken."
+    with pytest.raises(NoSuchSeat) as no_seat:
+        await store.join(match.id, "Bob", 2)
+    assert no_seat.value.message == "This match has no seat 2."
+    with pytest.raises(AlreadySeated) as seated:
+        await store.join(match.id, "Ann again", 1, player="p-ann")
+    assert seated.value.message == ("You already hold seat 0 of this match; a player holds one seat of a match "
+                                    "(unless it is a hot-seat match).")
+    await store.join(match.id, "Bob", 1)
+    with pytest.raises(MatchFull) as full:
+        await store.join(match.id, "Cid")
+    assert full.value.message == "Every seat of this match is taken."
+    with pytest.raises(MatchNotFound) as missing:
+        await store.join("no-such-match", "Cid")
+    assert missing.value.message == "There is no match 'no-such-match' (it may have expired)."
+
+
+async def test_an_unacceptable_entropy_is_refused_with_the_reason_and_takes_no_seat(store):
+    """Against the entropy check's reason lost on the way to the caller."""
+    from service.engine.seeds import ENTROPY_MAX_LENGTH
+    from service.store.errors import InvalidEntropy
+
+    match = await store.create("high-card")
+    with pytest.raises(InvalidEntropy) as refused:
+        await store.join(match.id, "Ann", entropy="")
+    assert refused.value.message == f"entropy must be 1 to {ENTROPY_MAX_LENGTH} characters."
+    assert (await store.get(match.id)).seats[0].joined is False
+
+
+async def test_create_stores_the_match_as_documented(store):
+    """What create() writes: the match hash's fields (the creator's or the server's seed, a pending deal,
+    the turn timer, rated / hot-seat / unlisted flags, an empty result), its idle TTL and its listing; and
+    a creator's seed is never rated. Against any field, flag or TTL dropped or changed."""
+    from service.engine import InvalidOptions
+
+    store.idle_ttl = 4000
+    plain = await store.create("high-card", seed=9, turn_seconds=30)
+    raw = await store.redis.hgetall(store.key(plain.id))
+    assert (raw["game"], raw["variant"], raw["seats"], raw["version"], raw["status"], raw["result"], raw["seed"],
+            raw["seed_source"], raw["turn_seconds"], raw["created"], raw["created"] == raw["updated"]) == \
+        ("high-card", "standard", "2", "0", "waiting", "", "9", "creator", "30", str(plain.created), True)
+    assert not {"deal", "rated", "hot_seat", "unlisted"} & set(raw) and len(raw["state_hash"]) == 64
+    assert json.loads(raw["options"]) == {"rounds": 3, "variant": "standard"}
+    assert 3900 < await store.redis.ttl(store.key(plain.id)) <= 4000
+    assert await store.redis.zscore(store.lobby_key("high-card"), plain.id) == plain.created
+    committed = await store.create("high-card", rated=True, hot_seat=True, listed=False)
+    raw = await store.redis.hgetall(store.key(committed.id))
+    assert (raw["seed_source"], raw["deal"], raw["rated"], raw["hot_seat"], raw["unlisted"]) == \
+        ("commitment", "pending", "1", "1", "1")
+    assert "state_hash" not in raw and "turn_seconds" not in raw and len(raw["secret_seed"]) > 0
+    assert (committed.rated, committed.hot_seat, committed.listed, committed.dealt) == (True, True, False, False)
+    assert await store.redis.zscore(store.lobby_key("high-card"), committed.id) is None
+    with pytest.raises(InvalidOptions) as fixed:
+        await store.create("high-card", seed=1, rated=True)
+    assert fixed.value.message == "A match whose seed its creator fixed is never rated (docs/fairness.md)."
