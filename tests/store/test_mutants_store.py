@@ -1891,3 +1891,22 @@ async def test_create_stores_the_match_as_documented(store):
     with pytest.raises(InvalidOptions) as fixed:
         await store.create("high-card", seed=1, rated=True)
     assert fixed.value.message == "A match whose seed its creator fixed is never rated (docs/fairness.md)."
+
+
+async def test_a_join_is_announced_on_the_matchs_channel(store):
+    """Followers re-read the match when a seat is taken: join.lua publishes ``seat:<n>`` on the match's
+    channel. Against the channel name lost."""
+    match = await store.create("high-card")
+    pubsub = store.redis.pubsub()
+    await pubsub.subscribe(store.channel(match.id))
+    try:
+        await pubsub.get_message(timeout=5)
+        await store.join(match.id, "Ann", 1)
+        message = None
+        for _ in range(50):
+            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.1)
+            if message is not None:
+                break
+    finally:
+        await pubsub.aclose()
+    assert message is not None and message["data"] == "seat:1"
