@@ -1910,3 +1910,52 @@ async def test_a_join_is_announced_on_the_matchs_channel(store):
     finally:
         await pubsub.aclose()
     assert message is not None and message["data"] == "seat:1"
+
+
+async def test_a_match_stored_before_versions_and_seed_sources_reads_with_their_defaults(store):
+    """A match hash from before rules versions, seed sources and turn timers were recorded reads as rules
+    version "1" (LEGACY_RULES_VERSION), a server seed, no timer; a game not hosted, or a match of one, is
+    UnknownGame saying so. Against the defaults and the messages changed."""
+    from service.store import UnknownGame
+
+    match = await store.create("high-card", seed=3)
+    await store.redis.hdel(store.key(match.id), "rules_version", "seed_source")
+    old = await store.get(match.id)
+    assert (old.rules_version, old.seed_source, old.turn_seconds, old.game is GAME) == ("1", "server", None, True)
+    assert (old.rated, old.hot_seat, old.listed, old.dealt, old.abandoned, old.result) == \
+        (False, False, True, True, {}, None)
+    with pytest.raises(UnknownGame) as unknown:
+        await store.create("chess-boxing")
+    assert unknown.value.message == "There is no game 'chess-boxing'; see the list of games."
+    await store.redis.hset(store.key(match.id), "game", "chess-boxing")
+    with pytest.raises(UnknownGame) as not_hosted:
+        await store.get(match.id)
+    assert not_hosted.value.message == "There is no game 'chess-boxing'; see the list of games."
+
+
+async def test_a_full_match_left_undealt_is_dealt_by_the_next_read_which_tells_the_listeners(store):
+    """The last joiner's process may stop between its seat and the deal: the next get() deals the match and
+    tells the listeners once (a get() with notify_deal=False does not). Against the deal's re-read or its
+    notification lost."""
+    heard = []
+
+    async def listener(match):
+        heard.append(match.status)
+
+    match = await store.create("high-card")
+    await store.join(match.id, "Ann", 0)
+    record = json.dumps({"name": "Bob", "token": "0" * 64, "joined": lobby._now_ms(), "entropy": "bob"})
+    reply = await store._join(keys=[store.key(match.id)], args=[1, record, lobby._now_ms(),
+                                                                store.channel(match.id), ""])
+    assert reply[0] == "ok"  # the seat is taken, the deal not made: the process stopped here
+    store.listeners.append(listener)
+    quiet = await store.get(match.id, notify_deal=False)
+    assert quiet.status == "active" and quiet.dealt and heard == []
+    assert (await store.redis.hget(store.key(match.id), "deal")) is None
+    match2 = await store.create("high-card")
+    await store.join(match2.id, "Ann", 0)
+    await store._join(keys=[store.key(match2.id)], args=[1, record, lobby._now_ms(), store.channel(match2.id), ""])
+    heard.clear()  # Ann's join was heard
+    dealt = await store.get(match2.id)
+    assert dealt.status == "active" and dealt.dealt and heard == ["active"]
+    assert json.loads((await store.redis.hgetall(store.key(match2.id)))["entropies"])[1]["entropy"] == "bob"
