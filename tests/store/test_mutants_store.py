@@ -1959,3 +1959,13 @@ async def test_a_full_match_left_undealt_is_dealt_by_the_next_read_which_tells_t
     dealt = await store.get(match2.id)
     assert dealt.status == "active" and dealt.dealt and heard == ["active"]
     assert json.loads((await store.redis.hgetall(store.key(match2.id)))["entropies"])[1]["entropy"] == "bob"
+
+
+async def test_a_join_that_leaves_seats_free_renews_the_listing(store):
+    """A join re-scores the match in its game's lobby index (its entry's age, which the lobby's TTL cutoff
+    reads, starts again). Against the listing renewed under another game's key."""
+    match = await store.create("three-card", seats=3)
+    key = store.lobby_key("three-card")
+    await store.redis.zadd(key, {match.id: match.created - 600_000})  # listed ten minutes ago
+    await store.join(match.id, "Ann")
+    assert await store.redis.zscore(key, match.id) >= match.created
