@@ -1969,3 +1969,24 @@ async def test_a_join_that_leaves_seats_free_renews_the_listing(store):
     await store.redis.zadd(key, {match.id: match.created - 600_000})  # listed ten minutes ago
     await store.join(match.id, "Ann")
     assert await store.redis.zscore(key, match.id) >= match.created
+
+
+async def test_a_listing_is_scored_at_the_time_it_is_given(store):
+    """lobby.listed scores the entry at ``at_ms`` when given (a creation lists the match as of its creation
+    time), else now. Against the time given being ignored."""
+    match = await store.create("high-card")
+    await lobby.listed(store, "high-card", match.id, 12345)
+    assert await store.redis.zscore(store.lobby_key("high-card"), match.id) == 12345
+    before = lobby._now_ms()
+    await lobby.listed(store, "high-card", match.id)
+    assert before <= await store.redis.zscore(store.lobby_key("high-card"), match.id) <= lobby._now_ms()
+
+
+def test_a_seat_token_carries_a_256_bit_secret():
+    """Against a secret of another size (32 random bytes: 43 URL-safe base64 characters)."""
+    import base64
+
+    from service.store.tokens import new_token
+
+    secret = new_token("M1").split(".")[2]
+    assert len(secret) == 43 and len(base64.urlsafe_b64decode(secret + "=")) == 32
