@@ -1640,10 +1640,10 @@ class BotGuard:
     """A guard (MatchStore.guards) that records what check_bots is shown and lets everything through."""
 
     def __init__(self):
-        self.shown = []
+        self.shown, self.created = [], []
 
     def check_create(self, game, options, rated):
-        pass
+        self.created.append((game.id, options, rated))
 
     def check_bots(self, game, options):
         self.shown.append((game.id, options))
@@ -1658,8 +1658,9 @@ class BotGuard:
 async def test_guards_see_a_bots_match_in_full_before_it_is_created_and_it_is_no_hot_seat_match(redis_url,
                                                                                                  key_prefix):
     """create_match shows the guards (owned collections refuse bots) the match's options in full, its
-    variant's and its own, and makes no hot-seat match unless asked. Against the options, the variant or
-    the caller's options not passed on, and hot_seat on by default."""
+    variant's and its own, and makes no hot-seat match unless asked; create() shows them the game, the
+    options in full and whether it is rated. Against the options, the variant or the caller's options not
+    passed on, and hot_seat on by default."""
     from service.engine.game import Variant
 
     class TwoVariants(HighCard):
@@ -1675,6 +1676,9 @@ async def test_guards_see_a_bots_match_in_full_before_it_is_created_and_it_is_no
         match = await create_match(store, game.id, variant="quick", options={"rounds": 2.0},
                                    bots=[{"seat": 1, "level": "random"}])
         assert guard.shown == [(game.id, game.check_options("quick", {"rounds": 2}, 2))]
+        assert guard.created == [(game.id, game.check_options("quick", {"rounds": 2}, 2), False)]
+        await store.create(game.id, rated=True)
+        assert guard.created[-1] == (game.id, game.check_options(None, None, 2), True)
         assert guard.shown[0][1]["variant"] == "quick" and guard.shown[0][1]["rounds"] == 2
         stored = await store.get(match.id)
         assert stored.hot_seat is False and stored.variant == "quick"
@@ -1873,6 +1877,7 @@ async def test_create_stores_the_match_as_documented(store):
 
     store.idle_ttl = 4000
     plain = await store.create("high-card", seed=9, turn_seconds=30)
+    assert len(plain.id) == 12  # secrets.token_urlsafe(9)
     raw = await store.redis.hgetall(store.key(plain.id))
     assert (raw["game"], raw["variant"], raw["seats"], raw["version"], raw["status"], raw["result"], raw["seed"],
             raw["seed_source"], raw["turn_seconds"], raw["created"], raw["created"] == raw["updated"]) == \
