@@ -1945,7 +1945,7 @@ async def test_a_full_match_left_undealt_is_dealt_by_the_next_read_which_tells_t
     heard = []
 
     async def listener(match):
-        heard.append(match.status)
+        heard.append((match.id, match.status))
 
     match = await store.create("high-card")
     await store.join(match.id, "Ann", 0)
@@ -1962,7 +1962,7 @@ async def test_a_full_match_left_undealt_is_dealt_by_the_next_read_which_tells_t
     await store._join(keys=[store.key(match2.id)], args=[1, record, lobby._now_ms(), store.channel(match2.id), ""])
     heard.clear()  # Ann's join was heard
     dealt = await store.get(match2.id)
-    assert dealt.status == "active" and dealt.dealt and heard == ["active"]
+    assert dealt.status == "active" and dealt.dealt and heard == [(match2.id, "active")]
     assert json.loads((await store.redis.hgetall(store.key(match2.id)))["entropies"])[1]["entropy"] == "bob"
 
 
