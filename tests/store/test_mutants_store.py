@@ -1869,14 +1869,17 @@ async def test_an_unacceptable_entropy_is_refused_with_the_reason_and_takes_no_s
     assert (await store.get(match.id)).seats[0].joined is False
 
 
-async def test_create_stores_the_match_as_documented(store):
+async def test_create_stores_the_match_as_documented(store, monkeypatch):
     """What create() writes: the match hash's fields (the creator's or the server's seed, a pending deal,
     the turn timer, rated / hot-seat / unlisted flags, an empty result), its idle TTL and its listing; and
-    a creator's seed is never rated. Against any field, flag or TTL dropped or changed."""
+    a creator's seed is never rated. Against any field, flag or TTL dropped or changed, and the listing made
+    as of another time than the creation's."""
     from service.engine import InvalidOptions
 
     store.idle_ttl = 4000
+    monkeypatch.setattr(lobby, "_now_ms", lambda: 1)  # the lobby's own clock: create() lists as of its own time
     plain = await store.create("high-card", seed=9, turn_seconds=30)
+    monkeypatch.undo()
     assert len(plain.id) == 12  # secrets.token_urlsafe(9)
     raw = await store.redis.hgetall(store.key(plain.id))
     assert (raw["game"], raw["variant"], raw["seats"], raw["version"], raw["status"], raw["result"], raw["seed"],
