@@ -100,13 +100,22 @@ class RestPlayer:
         self.match_id, self.tokens, self.to_act, self.needs_match = "", {}, [], True
 
     async def new_match(self) -> None:
-        _, created = await self.client.call("POST", "/v1/matches", {"game": self.game,
-                                                                    "seed": self.rng.getrandbits(63)})
-        self.match_id, self.tokens = created["id"], {}
-        for _ in created["seats"]:
-            _, joined = await self.client.call("POST", f"/v1/matches/{self.match_id}/seats", {"name": "bench"})
+        """A new match with every seat joined by this player."""
+        self.match_id, seats = await self._create()
+        self.tokens = {}
+        for _ in seats:
+            joined = await self._join()
             self.tokens[joined["seat"]] = joined["token"]
         self._absorb(joined["match"])
+
+    async def _create(self) -> tuple[str, list]:
+        _, created = await self.client.call("POST", "/v1/matches", {"game": self.game,
+                                                                    "seed": self.rng.getrandbits(63)})
+        return created["id"], created["seats"]
+
+    async def _join(self) -> dict:
+        _, joined = await self.client.call("POST", f"/v1/matches/{self.match_id}/seats", {"name": "bench"})
+        return joined
 
     async def act(self) -> None:
         if self.needs_match:
@@ -141,16 +150,15 @@ class GraphQLPlayer(RestPlayer):
             raise RuntimeError(f"{field}: {status} {answer}")
         return answer["data"][field]
 
-    async def new_match(self) -> None:
+    async def _create(self) -> tuple[str, list]:
         created = await self._call(self.docs["create"], {"input": {"game": self.game,
                                                                    "seed": str(self.rng.getrandbits(63))}},
                                    "createMatch")
-        self.match_id, self.tokens = created["match"]["id"], {}
-        for _ in created["match"]["seats"]:
-            joined = await self._call(self.docs["join"], {"input": {"matchId": self.match_id, "name": "bench"}},
-                                      "joinMatch")
-            self.tokens[joined["seat"]] = joined["token"]
-        self._absorb(joined["match"])
+        return created["match"]["id"], created["match"]["seats"]
+
+    async def _join(self) -> dict:
+        return await self._call(self.docs["join"], {"input": {"matchId": self.match_id, "name": "bench"}},
+                                "joinMatch")
 
     async def act(self) -> None:
         if self.needs_match:
