@@ -536,16 +536,23 @@ class Lease:
         try:
             await self._each(keys, lambda pipe, key: pipe.zrem(key, self.id))
         except StoreUnavailable:
-            self._later = asyncio.get_running_loop().create_task(self._release_later(keys))  # held: not GC'd
+            self._later = asyncio.get_running_loop().create_task(self._release_later(keys, 0.5))  # held: not GC'd
             return
+        except asyncio.CancelledError:
+            # the stream was cancelled while giving its slots back (a server stopping, a client
+            # leaving): finish the release in a task of its own rather than hold the slots to the ttl
+            self._later = asyncio.get_running_loop().create_task(self._release_later(keys, 0.0))
+            raise
         if self.limit is not None:
             self.limit.held.discard(self)
 
-    async def _release_later(self, keys: list[str]) -> None:
+    async def _release_later(self, keys: list[str], first_wait: float) -> None:
         give_up = time.monotonic() + self.ttl
+        wait = first_wait
         try:
             while time.monotonic() < give_up:
-                await asyncio.sleep(0.5)
+                await asyncio.sleep(wait)
+                wait = 0.5
                 with contextlib.suppress(StoreUnavailable):
                     await self._each(keys, lambda pipe, key: pipe.zrem(key, self.id))
                     return

@@ -17,17 +17,21 @@ import dataclasses
 import json
 import os
 import time
+import uuid
 
 import httpx
 import pytest
 import redis
 import websockets
+from redis import asyncio as aioredis
 
 from service.app import create_app
 from service.limits import ConnectionLimit
-from service.store.live import guarded
+from service.store.live import StreamLimit, guarded
+from service.store.matches import MatchStore
 from tests.live import clients
 from tests.live.conftest import ThreadedServer
+from tests.support.high_card import GAME
 from tests.support.processes import wait_ready
 
 pytestmark = pytest.mark.anyio
@@ -217,6 +221,41 @@ async def test_a_cancellation_swallowed_below_still_ends_the_stream():
     reading.cancel()
     with pytest.raises(asyncio.CancelledError):
         await reading
+
+
+async def test_a_release_cancelled_midway_still_gives_the_slot_back(redis_url, key_prefix):
+    """The leak a CI run of the soak found (issue #23): a server stopping cancelled a stream while its
+    lease was going back to Redis, and the lease stayed in this process's ``held`` (and its slot in
+    Redis) until the ttl. The cancelled release finishes in a task of its own."""
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    store = MatchStore(client, {GAME.id: GAME}, prefix=key_prefix)
+    limit = StreamLimit(1)
+    token = f"gt.{uuid.uuid4().hex}.secret"
+    try:
+        lease = await limit.acquire(store, [token])
+        assert await limit.open_count(store, token) == 1 and limit.held == {lease}
+        in_redis, entered = asyncio.Event(), asyncio.Event()
+        each = lease._each
+
+        async def slow_each(keys, command):  # the zrem under way when the cancellation lands
+            entered.set()
+            await in_redis.wait()
+            await each(keys, command)
+
+        lease._each = slow_each
+        releasing = asyncio.create_task(lease.release())
+        await entered.wait()
+        releasing.cancel()
+        in_redis.set()
+        with pytest.raises(asyncio.CancelledError):
+            await releasing
+        async with asyncio.timeout(5):
+            while limit.held:
+                await asyncio.sleep(0.01)
+        assert await limit.open_count(store, token) == 0
+    finally:
+        await client.delete(limit.key(store, token))
+        await client.aclose()
 
 
 async def _read(stream, into: list) -> None:
