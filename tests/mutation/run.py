@@ -252,7 +252,10 @@ def mutation_of(key: str) -> str:
     from mutmut.mutation.diff_apply import get_diff_for_mutant
 
     os.chdir(ROOT)
-    diff = get_diff_for_mutant(key)
+    try:
+        diff = get_diff_for_mutant(key)
+    except FileNotFoundError:  # its function is gone from the source since the verdict: a run drops it
+        return ""
     return " / ".join(line[1:].strip() for line in diff.splitlines()
                       if line.startswith("+") and not line.startswith("+++"))
 
