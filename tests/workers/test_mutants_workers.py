@@ -5,6 +5,7 @@ Real Redis, real RQ queues and workers; each test names the faults it stands aga
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from rq import Queue
@@ -1276,3 +1277,365 @@ def test_a_replay_of_a_long_match_reads_its_whole_log(worker_runtime):
     replay = jobs.build_replay(match_id, None)
     assert replay["verified"] is True and replay["mismatches"] == []
     assert [frame["version"] for frame in replay["frames"]] == list(range(version + 1))
+
+
+# -- the third pass over the workers' survivors -------------------------------------------------------------------
+
+def test_a_prefix_is_made_safe_for_rq_character_by_character():
+    """_safe (the queue names and job ids of a key prefix): letters of either case, digits, '_' and '-' are
+    kept; every other character becomes one '_'. Against the class matched only between literal text, the
+    upper-case letters replaced, and a longer replacement."""
+    from workers.dispatch import _safe
+
+    assert _safe("Grimoire_TEST-42") == "Grimoire_TEST-42"
+    assert _safe("a.b:c d/é") == "a_b_c_d__"
+    assert queue_names("Team.A")["bots"] == "Team_A-bots"
+
+
+def test_a_dispatcher_keeps_replays_an_hour_and_watches_bot_moves_for_30_seconds_by_default(rq_connection,
+                                                                                            key_prefix):
+    """Dispatcher's defaults (what a dispatcher built without the settings uses): a replay job is kept 3600 s,
+    a bot move is retried by the watchdog after 30 s. Against 3601 and 31."""
+    from workers.dispatch import Dispatcher
+
+    dispatcher = Dispatcher(rq_connection, own_prefix(key_prefix, "defaults"))
+    assert (dispatcher.replay_ttl, dispatcher.watchdog_seconds) == (3600, 30.0)
+
+
+def test_a_workers_dispatcher_takes_the_replay_lifetime_and_watchdog_period_from_its_settings(settings,
+                                                                                              rq_connection, games):
+    """Runtime.dispatcher: GRIMOIRE_REPLAY_TTL and GRIMOIRE_BOT_WATCHDOG_SECONDS reach the dispatcher the jobs
+    use (other values than the defaults, so that a dropped argument shows). Against ``replay_ttl`` None or
+    left to its default."""
+    import dataclasses
+
+    rt = runtime.Runtime(dataclasses.replace(settings, replay_ttl=321, bot_watchdog_seconds=7.5), games)
+    dispatcher = rt.dispatcher(rq_connection)
+    assert (dispatcher.replay_ttl, dispatcher.watchdog_seconds) == (321, 7.5)
+    assert dispatcher.connection is rq_connection
+
+
+def test_the_queue_connection_times_out_after_30_s_on_a_command_and_5_s_on_connecting(settings, games):
+    """Runtime.queue_connection: a worker whose queue Redis stops answering gives up a command after 30 s
+    (longer than RQ's blocking dequeue would need) and a connection attempt after 5 s, rather than hanging
+    for ever. Against either timeout dropped, None, or one second longer."""
+    connection = runtime.Runtime(settings, games).queue_connection()
+    try:
+        options = connection.connection_pool.connection_kwargs
+        assert (options["socket_timeout"], options["socket_connect_timeout"]) == (30, 5)
+        assert connection.ping()
+    finally:
+        connection.close()
+
+
+def test_a_seats_replay_frame_shows_the_private_events_of_its_own_action(games):
+    """_frame for a seat: the events of its own action include what only it may see (the card seat 0 played,
+    its audience removed), not only what a spectator is shown mid-match. Against the events filtered for a
+    spectator (None) instead of the seat."""
+    from workers.replay import build_replay
+
+    game = games["high-card"]
+    entries, final = played_log(game, 12)
+    assert entries[0]["seat"] == 0
+    private = [e for e in entries[0]["events"] if e.get("audience") == [0]]
+    assert private  # seat 0's own card: the point of this test
+    seat0 = build_replay(game, match_id="m-p", options={"rounds": 3}, seats=2, seed=12, entries=entries,
+                         final_state=final, seat=0)
+    assert seat0["frames"][1]["events"] == [{k: v for k, v in e.items() if k != "audience"}
+                                            for e in entries[0]["events"]]
+    assert {k: v for k, v in private[0].items() if k != "audience"} in seat0["frames"][1]["events"]
+
+
+def test_the_retry_warning_names_the_job_without_its_leading_underscores_only(caplog):
+    """_retrying's warning names the job as its function's name with the leading underscores stripped, and
+    nothing else (a job whose name goes on with an 'X' keeps it). Against other characters stripped too.
+    (Its ``AssertionError("unreachable")`` is not reachable: the last delay is None, and that attempt
+    returns or raises.)"""
+    import logging
+
+    from redis.exceptions import ConnectionError
+
+    from workers.jobs import STORE_RETRY_DELAYS, _retrying
+
+    calls = []
+
+    async def __Xflaky():
+        calls.append(1)
+        if len(calls) == 1:
+            raise ConnectionError("gone for a moment")
+        return {"ok": True}
+
+    with caplog.at_level(logging.WARNING, logger="grimoire.workers"):
+        assert _retrying(__Xflaky) == {"ok": True}
+    assert records(caplog, logging.WARNING) == [
+        ("store unavailable in %s (%s); trying again in %.2fs", ("Xflaky", "ConnectionError", STORE_RETRY_DELAYS[0]))]
+
+
+def test_a_deferral_lists_every_rules_version_the_worker_has(rq_connection, key_prefix, caplog):
+    """_defer's warning lists the rules versions this worker has, comma and space apart (the operator reads
+    which release lags). Against another separator."""
+    import logging
+
+    from service.store.errors import RulesVersionUnavailable
+    from workers import jobs
+    from workers.dispatch import Dispatcher
+
+    with caplog.at_level(logging.WARNING, logger="grimoire.workers"):
+        jobs._defer(Dispatcher(rq_connection, own_prefix(key_prefix, "two")), "workers.jobs.play_bot", "m-2", 2, 1,
+                    RulesVersionUnavailable("high-card", "7", ["5", "6"]))
+    assert [args[-1] for _, args in records(caplog, logging.WARNING)] == ["5, 6"]
+
+
+def bot_match(worker_runtime, game: str, bots: list[dict], humans: tuple[str, ...] = (), seed: int = 3) -> str:
+    """A match with these bot seats and humans joined, made on a store without a listener: no job enqueued."""
+    from service.store.bots import create_match
+
+    async def start(store):
+        match = await create_match(store, game, seed=seed, bots=bots)
+        for name in humans:
+            await store.join(match.id, name)
+        return match.id
+
+    return in_store(worker_runtime, start)
+
+
+def note(rq_connection, key_prefix: str, member: str) -> tuple[float | None, bytes | None]:
+    """A bot move's pending note (its score) and attempts count, in the session's dispatcher keys."""
+    return (rq_connection.zscore(f"{key_prefix}:bots:pending", member),
+            rq_connection.hget(f"{key_prefix}:bots:attempts", member))
+
+
+def noted(rq_connection, key_prefix: str, member: str) -> None:
+    rq_connection.zadd(f"{key_prefix}:bots:pending", {member: 1})
+    rq_connection.hset(f"{key_prefix}:bots:attempts", member, 2)
+
+
+@contextlib.contextmanager
+def job_settings(worker_runtime, **changes):
+    """The jobs of this process run with these settings changed, until the block ends."""
+    import dataclasses
+
+    runtime.configure(dataclasses.replace(worker_runtime.settings, **changes), worker_runtime.games)
+    try:
+        yield
+    finally:
+        runtime.configure(worker_runtime.settings, worker_runtime.games)
+
+
+class JobsClock:
+    """The ``asyncio`` that workers.jobs sees: the real one, but with ``sleep`` (a bot's delay) of the test's
+    own. Only the jobs' clock: the service's own loops (live updates' ticks) keep the real one."""
+
+    def __init__(self, sleep):
+        self.sleep = sleep
+
+    def __getattr__(self, name):
+        import asyncio
+
+        return getattr(asyncio, name)
+
+
+def test_a_bot_job_for_a_human_seat_or_a_past_version_is_stale_and_plays_nothing(worker_runtime):
+    """play_bot with nothing to play: a seat the match waits on but no bot plays (a human's), or a version the
+    match has moved past: ``stale`` with the match's version, and no move is made for anyone. Against the
+    human-seat check joined by ``and`` (it would play the human's move as a random bot) and the answer's
+    ``version`` key renamed."""
+    from workers import jobs
+
+    match_id = bot_match(worker_runtime, "high-card", [{"seat": 0, "level": "random"}], ("Ann",))
+    assert jobs.play_bot(match_id, 0, 1) == {"outcome": "stale", "version": 0}  # seat 1 is Ann's, to act
+    assert jobs.play_bot(match_id, 0, 0)["outcome"] == "played"
+    assert jobs.play_bot(match_id, 0, 0) == {"outcome": "stale", "version": 1}
+    assert jobs.play_bot(match_id, 1, 1) == {"outcome": "stale", "version": 1}  # still Ann's turn, still hers
+    assert in_store(worker_runtime, lambda store: store.get(match_id)).version == 1
+
+
+def test_a_bot_job_behind_the_store_drops_its_own_note(worker_runtime, rq_connection, key_prefix):
+    """play_bot for a version the store is behind (a failover lost writes): the moves are enqueued again, and
+    this job's own note and attempts count (match|version|seat) are dropped, so that the watchdog does not
+    retry a move of a version that does not exist. Against the note dropped for another seat."""
+    from workers import jobs
+
+    match_id = bot_match(worker_runtime, "high-card", [{"seat": 0, "level": "random"}], ("Ann",))
+    noted(rq_connection, key_prefix, f"{match_id}|3|0")
+    assert jobs.play_bot(match_id, 3, 0) == {"outcome": "behind", "version": 0}
+    assert note(rq_connection, key_prefix, f"{match_id}|3|0") == (None, None)
+
+
+def test_with_replica_acks_a_bot_move_already_made_is_confirmed_before_its_job_ends(worker_runtime, rq_connection,
+                                                                                   key_prefix, monkeypatch, caplog):
+    """With GRIMOIRE_REPLICA_ACKS on, a bot job that finds its own move made (an earlier attempt's, perhaps
+    answered ReplicaAckTimeout) confirms that move, by its match, seat and idempotency key ``bot:v:seat``:
+    while no replica confirms it (this Redis has none), the job does not end (ReplicaAckTimeout, tried again,
+    its note kept for the watchdog); a stale job whose seat made no move at that version ends ``stale`` at
+    once. Against confirm's arguments dropped, None or shifted, and the move submitted without its key
+    (nothing left to confirm)."""
+    import logging
+
+    import pytest
+
+    from service.store.connect import ReplicaAckTimeout
+    from workers import jobs
+
+    assert rq_connection.info("replication")["connected_slaves"] == 0  # no replica: nothing is ever confirmed
+    match_id = bot_match(worker_runtime, "high-card", [{"seat": 0, "level": "random"}], ("Ann",))
+    assert jobs.play_bot(match_id, 0, 0)["outcome"] == "played"  # acks off: the move is made, keyed bot:0:0
+    noted(rq_connection, key_prefix, f"{match_id}|0|0")
+    monkeypatch.setattr(jobs, "STORE_RETRY_DELAYS", (0.01,))
+    with job_settings(worker_runtime, replica_acks=1, replica_wait_ms=50):
+        with caplog.at_level(logging.WARNING, logger="grimoire.workers"), pytest.raises(ReplicaAckTimeout):
+            jobs.play_bot(match_id, 0, 0)
+        assert [args[:2] for _, args in records(caplog, logging.WARNING)] == [("play_bot", "ReplicaAckTimeout")]
+        assert note(rq_connection, key_prefix, f"{match_id}|0|0") == (1, b"2")  # not done: the watchdog retries
+        assert jobs.play_bot(match_id, 0, 1) == {"outcome": "stale", "version": 1}  # Ann's seat: no bot move
+    assert jobs.play_bot(match_id, 0, 0) == {"outcome": "stale", "version": 1}  # acks off: nothing to wait for
+    assert note(rq_connection, key_prefix, f"{match_id}|0|0") == (None, None)
+
+
+def test_a_bots_draw_is_seeded_by_match_version_seat_and_salt_on_either_path(worker_runtime):
+    """A bot's move is the choice of its level with ``random.Random("match|version|seat|salt")`` (the salt: the
+    seat's secret token hash): a retry plays the same move, players cannot foresee it. On both paths: a seat's
+    own level (seat 0, ``random``) and the random fallback of a level this worker does not know (seat 1,
+    ``grandmaster``, as a newer release could store). Moves are played until a draw with each part missing
+    would have differed, for each seat. Against the version, the match, the seat or the salt left out."""
+    import json
+
+    from workers import bots, jobs
+
+    match_id = bot_match(worker_runtime, "casting-stones", [{"seat": 0, "level": "random"},
+                                                           {"seat": 1, "level": "random"}], seed=5)
+    grandmaster(worker_runtime, match_id, 1)
+    parts = ("match", "version", "seat", "salt")
+    told_apart = {(seat, part): False for seat in (0, 1) for part in parts}
+    for _ in range(40):
+        match = in_store(worker_runtime, lambda store: store.get(match_id))
+        if all(told_apart.values()) or match.status != "active":
+            break
+        (seat,) = match.to_act
+        version, salt = match.version, jobs._salt(match, seat)
+        bot_input = bots.BotInput(game="casting-stones", seat=seat, view=match.view(seat),
+                                  legal_actions=match.legal_actions(seat))
+        draw = {"all": (match_id, version, seat, salt), "match": (None, version, seat, salt),
+                "version": (match_id, None, seat, salt), "seat": (match_id, version, None, salt),
+                "salt": (match_id, version, seat, None)}
+        chosen = {k: bots.choose("random", bot_input, jobs._rng(*args)) for k, args in draw.items()}
+        assert jobs.play_bot(match_id, version, seat) == {"outcome": "played", "level": "random",
+                                                          "version": version + 1}
+        ((_, fields),) = in_store(worker_runtime,
+                                  lambda store, after=version: store.log_entries(match_id, after=after, limit=1))
+        assert (int(fields["seat"]), json.loads(fields["action"])) == (seat, chosen["all"])
+        for part in parts:
+            told_apart[seat, part] |= chosen[part] != chosen["all"]
+    assert all(told_apart.values()), told_apart
+
+
+def grandmaster(worker_runtime, match_id: str, seat: int) -> None:
+    """Give ``seat``'s bot a level this worker does not know (one a newer release might add)."""
+    import json
+
+    async def change(store):
+        info = json.loads(await store.redis.hget(store.key(match_id), f"seat:{seat}"))
+        info["bot"]["level"] = "grandmaster"
+        await store.redis.hset(store.key(match_id), f"seat:{seat}", json.dumps(info))
+
+    in_store(worker_runtime, change)
+
+
+def test_a_bot_level_that_fails_is_logged_with_its_level_match_and_version(worker_runtime, caplog):
+    """A bot level that fails (here one this worker does not know) is played as ``random`` -- the match must
+    not stall -- and said so as an error with its traceback, naming the level, the match and the version.
+    Against the message's text changed and the level left out of it."""
+    import logging
+
+    from workers import jobs
+
+    match_id = bot_match(worker_runtime, "casting-stones", [{"seat": 0, "level": "random"}], ("Ann",), seed=6)
+    grandmaster(worker_runtime, match_id, 0)
+    with caplog.at_level(logging.ERROR, logger="grimoire.workers"):
+        assert jobs.play_bot(match_id, 0, 0) == {"outcome": "played", "level": "random", "version": 1}
+    assert records(caplog, logging.ERROR) == [
+        ("bot level %s failed in match %s at v%d; playing a random move", ("grandmaster", match_id, 0))]
+    assert [r.exc_info is not None for r in caplog.records if r.name == "grimoire.workers"] == [True]
+
+
+def test_bot_delay_ms_is_milliseconds(worker_runtime, monkeypatch):
+    """GRIMOIRE_BOT_DELAY_MS: a bot waits that many milliseconds before it submits (250 ms: 0.25 s), read
+    from a clock that only records. Against None, ``* 1000`` and ``/ 1001``."""
+    from workers import jobs
+
+    waited = []
+
+    async def sleep(delay, result=None):
+        waited.append(delay)
+        return result
+
+    match_id = bot_match(worker_runtime, "casting-stones", [{"seat": 0, "level": "random"}], ("Ann",), seed=7)
+    monkeypatch.setattr(jobs, "asyncio", JobsClock(sleep))
+    with job_settings(worker_runtime, bot_delay_ms=250):
+        assert jobs.play_bot(match_id, 0, 0)["outcome"] == "played"
+    assert waited == [0.25]
+
+
+def test_the_same_bot_move_run_twice_at_once_is_played_once_and_answered_duplicate(worker_runtime, monkeypatch):
+    """Two attempts of one bot move (a watchdog retry of a job that was only slow) that both read the match
+    before either submits (held together in the bot's delay): the first plays it, the second is answered
+    from the move's idempotency key ``bot:v:seat`` as ``duplicate`` (same level, same version), and the match
+    moved once. Against the move submitted without its key (the second would be a conflict), the duplicate
+    flag ignored, and the outcome's name changed."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from workers import jobs
+
+    both_chosen = threading.Barrier(2, timeout=10)
+
+    async def sleep(delay, result=None):
+        both_chosen.wait()
+        return result
+
+    match_id = bot_match(worker_runtime, "casting-stones", [{"seat": 0, "level": "random"}], ("Ann",), seed=8)
+    monkeypatch.setattr(jobs, "asyncio", JobsClock(sleep))
+    with job_settings(worker_runtime, bot_delay_ms=100), ThreadPoolExecutor(2) as pool:
+        attempts = [pool.submit(jobs.play_bot, match_id, 0, 0) for _ in range(2)]
+        outcomes = [attempt.result(timeout=30) for attempt in attempts]
+    assert sorted(outcomes, key=lambda o: o["outcome"]) == [
+        {"outcome": "duplicate", "level": "random", "version": 1},
+        {"outcome": "played", "level": "random", "version": 1}]
+    assert in_store(worker_runtime, lambda store: store.get(match_id)).version == 1
+
+
+def test_a_bot_move_that_loses_the_compare_and_set_answers_conflict_and_drops_its_note(
+        worker_runtime, rq_connection, key_prefix, monkeypatch):
+    """A bot move whose version another move took while the bot chose (the human of a high-card match, both
+    to act at v0, plays during the bot's delay): ``{"outcome": "conflict", "version": 1}`` (the move that won
+    enqueued what comes next), and its note and attempts count dropped. Against the answer's keys or outcome
+    renamed and ``done`` called without the match, the version or the seat."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from workers import jobs
+
+    match_id = bot_match(worker_runtime, "high-card", [{"seat": 0, "level": "random"}], ("Ann",), seed=9)
+    noted(rq_connection, key_prefix, f"{match_id}|0|0")
+    chosen, release = threading.Event(), threading.Event()
+
+    async def sleep(delay, result=None):  # the bot's delay, held until the human has played
+        chosen.set()
+        release.wait(10)
+        return result
+
+    async def human_plays(store):
+        match = await store.get(match_id)
+        return (await store.submit(match_id, None, 0, match.legal_actions(1)[0], acting_seat=1)).version
+
+    monkeypatch.setattr(jobs, "asyncio", JobsClock(sleep))
+    with job_settings(worker_runtime, bot_delay_ms=100), ThreadPoolExecutor(1) as pool:
+        attempt = pool.submit(jobs.play_bot, match_id, 0, 0)
+        try:
+            assert chosen.wait(10), "the bot never reached its delay"
+            assert in_store(worker_runtime, human_plays) == 1
+        finally:
+            release.set()
+        outcome = attempt.result(timeout=30)
+    assert outcome == {"outcome": "conflict", "version": 1}
+    assert note(rq_connection, key_prefix, f"{match_id}|0|0") == (None, None)
