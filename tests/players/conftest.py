@@ -30,3 +30,19 @@ def new_player(client):
         return body["player"]["id"], body["token"]
 
     return make
+
+
+def play_out(client, match_id: str, tokens: list[str]) -> dict:
+    """Play the match to its end, each seat to act playing its first legal action."""
+    for _ in range(400):  # bounded: a match that stops moving fails the test rather than hanging the run
+        match = client.get(f"/v1/matches/{match_id}").json()
+        if match["status"] == "finished":
+            return match
+        for token in tokens:
+            legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(token)).json()
+            if legal["actions"]:
+                played = client.post(f"/v1/matches/{match_id}/actions", json={"action": legal["actions"][0]},
+                                     headers={**bearer(token), "If-Match": f'"{legal["version"]}"'})
+                assert played.status_code == 200, played.text
+                break
+    raise AssertionError(f"match {match_id} did not finish: {client.get(f'/v1/matches/{match_id}').text}")

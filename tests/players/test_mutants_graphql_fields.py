@@ -16,7 +16,7 @@ import time
 
 from tests.live.clients import subscription
 
-from .conftest import bearer, unique_name
+from .conftest import bearer, play_out, unique_name
 from .test_graphql import gql
 
 PROBLEM = "... on Problem { code message ruleCode }"
@@ -58,22 +58,6 @@ def problem(typename: str, rest_response, **details) -> dict:
 
 def refused(typename: str, code: str, message: str) -> dict:
     return {"__typename": typename, "code": code, "message": message, "ruleCode": None}
-
-
-def play_out(client, match_id: str, tokens: list[str]) -> dict:
-    """Play the match to its end, each seat to act playing its first legal action."""
-    for _ in range(400):  # bounded: a match that stops moving fails the test rather than hanging the run
-        match = client.get(f"/v1/matches/{match_id}").json()
-        if match["status"] == "finished":
-            return match
-        for token in tokens:
-            legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(token)).json()
-            if legal["actions"]:
-                played = client.post(f"/v1/matches/{match_id}/actions", json={"action": legal["actions"][0]},
-                                     headers={**bearer(token), "If-Match": f'"{legal["version"]}"'})
-                assert played.status_code == 200, played.text
-                break
-    raise AssertionError(f"match {match_id} did not finish: {client.get(f'/v1/matches/{match_id}').text}")
 
 
 def test_players_and_their_tokens_field_by_field(client):
@@ -355,71 +339,87 @@ def test_quick_match_matches_ratings_leaderboard_and_rematch_field_by_field(clie
 
 
 def test_player_turns_notices_field_by_field(live_server, client, new_player):
-    """The playerTurns subscription: each TurnNotice field as the match stands (REST), then the refusals."""
+    """The playerTurns subscription: a match under way is announced when it waits on the player or ends, a new one
+    once it is found; each TurnNotice field as the match stands (REST). Then the stream's end when its token is
+    revoked, and the refusals."""
     _, a = new_player()
-    match_id = client.post("/v1/matches", json={"game": "high-card", "options": {"rounds": 1}}).json()["id"]
-    assert client.post(f"/v1/matches/{match_id}/seats", json={"seat": 0}, headers=bearer(a)).status_code == 201
-    other = client.post(f"/v1/matches/{match_id}/seats", json={"seat": 1, "name": "Neville"}).json()["token"]
 
-    def act(token: str) -> None:
+    def high_card(token: str) -> tuple[str, str]:
+        """A one-round match: the token's player in seat 0, Neville in seat 1; its id and Neville's token."""
+        match_id = client.post("/v1/matches", json={"game": "high-card", "options": {"rounds": 1}}).json()["id"]
+        assert client.post(f"/v1/matches/{match_id}/seats", json={"seat": 0}, headers=bearer(token)).status_code == 201
+        return match_id, client.post(f"/v1/matches/{match_id}/seats", json={"seat": 1, "name": "Neville"}
+                                     ).json()["token"]
+
+    def act(match_id: str, token: str) -> None:
         legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(token)).json()
         played = client.post(f"/v1/matches/{match_id}/actions", json={"action": legal["actions"][0]},
                              headers={**bearer(token), "If-Match": f'"{legal["version"]}"'})
         assert played.status_code == 200, played.text
 
-    async def run() -> list[dict]:
-        notices = []
+    first, neville = high_card(a)
+    act(first, a)  # A has played: the match waits on Neville only, and so is not announced
+
+    async def run() -> tuple[str, list[dict]]:
         messages = subscription(live_server, {"token": a}, TURNS)
         async with contextlib.aclosing(messages):
-            notices.append(await asyncio.wait_for(messages.__anext__(), 30))  # at once: it waits on seat 0
-            await asyncio.to_thread(act, other)
-            notices.append(await asyncio.wait_for(messages.__anext__(), 30))  # seat 1 played: still seat 0's turn
-            await asyncio.to_thread(act, a)
-            notices.append(await asyncio.wait_for(messages.__anext__(), 30))  # over
-        return notices
-
-    version = client.get(f"/v1/matches/{match_id}").json()["version"]
-    notices = asyncio.run(run())
-    assert notices == [
-        {"type": "turn", "matchId": match_id, "seat": 0, "version": version, "status": "ACTIVE", "toAct": [0, 1],
-         "yourTurn": True},
-        {"type": "turn", "matchId": match_id, "seat": 0, "version": version + 1, "status": "ACTIVE", "toAct": [0],
-         "yourTurn": True},
-        {"type": "turn", "matchId": match_id, "seat": 0, "version": version + 2, "status": "FINISHED",
-         "toAct": [], "yourTurn": False}]
-    assert client.get(f"/v1/matches/{match_id}").json()["version"] == version + 2
-
-    # the stream ends when its token is revoked: a seat change (Neville takes the second seat of a waiting match
-    # of A's) has the token checked again
-    _, c = new_player()  # a player of its own: A's finished match would be announced first
-    match_id = client.post("/v1/matches", json={"game": "high-card"}).json()["id"]
-    assert client.post(f"/v1/matches/{match_id}/seats", json={"seat": 0}, headers=bearer(c)).status_code == 201
-    client.post(f"/v1/matches/{match_id}/seats", json={"seat": 1, "name": "Neville"})
-    waiting_id = client.post("/v1/matches", json={"game": "high-card"}).json()["id"]
-    assert client.post(f"/v1/matches/{waiting_id}/seats", json={"seat": 0}, headers=bearer(c)).status_code == 201
-    spare = client.post("/v1/players/me/tokens", json={}, headers=bearer(c)).json()
-    first_id = client.get("/v1/players/me/tokens", headers=bearer(c)).json()["tokens"][0]["id"]
-    assert first_id != spare["token_id"]
-
-    async def ended() -> list[dict]:
-        messages = subscription(live_server, {"token": c}, TURNS)
-        async with contextlib.aclosing(messages):
-            seen = [await asyncio.wait_for(messages.__anext__(), 30)]  # subscribed: its turn in the new match
-            revoked = await asyncio.to_thread(client.delete, f"/v1/players/me/tokens/{first_id}",
-                                              headers=bearer(spare["token"]))
-            assert revoked.status_code == 200, revoked.text
-            joined = await asyncio.to_thread(client.post, f"/v1/matches/{waiting_id}/seats",
-                                             json={"seat": 1, "name": "Neville"})
-            assert joined.status_code == 201, joined.text
+            pending = asyncio.ensure_future(messages.__anext__())
+            second, _ = await asyncio.to_thread(high_card, a)  # a new match of A's: found by the next rescan (2 s)
+            seen = [await asyncio.wait_for(pending, 30)]
+            await asyncio.to_thread(act, first, neville)  # the first match is over
             seen.append(await asyncio.wait_for(messages.__anext__(), 30))
-            return seen
+            return second, seen
 
-    version = client.get(f"/v1/matches/{match_id}").json()["version"]
-    seen = asyncio.run(ended())
-    assert seen == [{"type": "turn", "matchId": match_id, "seat": 0, "version": version, "status": "ACTIVE",
-                     "toAct": [0, 1], "yourTurn": True},
-                    {"type": "end", "reason": "invalid_token",
-                     "message": client.get(f"/v1/matches/{match_id}", headers=bearer(c)).json()["detail"]}]
+    version = client.get(f"/v1/matches/{first}").json()["version"]
+    second, seen = asyncio.run(run())
+    assert seen == [
+        {"type": "turn", "matchId": second, "seat": 0, "version": client.get(f"/v1/matches/{second}").json()["version"],
+         "status": "ACTIVE", "toAct": [0, 1], "yourTurn": True},
+        {"type": "turn", "matchId": first, "seat": 0, "version": version + 1, "status": "FINISHED", "toAct": [],
+         "yourTurn": False}]
+    assert client.get(f"/v1/matches/{first}").json()["version"] == version + 1
+
+    # the stream ends when its token is revoked, once a match it follows has the token checked again: a seat
+    # change in a match of the player's it followed from the start (Neville takes the second seat), or a match it
+    # found later (one the player joined with another token), which is checked when it is first followed
+    def revoked(found_later: bool) -> None:
+        _, token = new_player()
+        match_id, _ = high_card(token)  # both to play: the stream's first notice says it is open
+        waiting_id = None if found_later else client.post("/v1/matches", json={"game": "high-card"}).json()["id"]
+        if waiting_id:
+            assert client.post(f"/v1/matches/{waiting_id}/seats", json={"seat": 0},
+                               headers=bearer(token)).status_code == 201
+        spare = client.post("/v1/players/me/tokens", json={}, headers=bearer(token)).json()
+        first_id = client.get("/v1/players/me/tokens", headers=bearer(token)).json()["tokens"][0]["id"]
+        assert first_id != spare["token_id"]
+
+        async def run() -> list[dict]:
+            messages = subscription(live_server, {"token": token}, TURNS)
+            async with contextlib.aclosing(messages):
+                seen = [await asyncio.wait_for(messages.__anext__(), 30)]
+                gone = await asyncio.to_thread(client.delete, f"/v1/players/me/tokens/{first_id}",
+                                               headers=bearer(spare["token"]))
+                assert gone.status_code == 200, gone.text
+                if found_later:
+                    later = (await asyncio.to_thread(client.post, "/v1/matches", json={"game": "high-card"})).json()
+                    joined = await asyncio.to_thread(client.post, f"/v1/matches/{later['id']}/seats",
+                                                     json={"seat": 0}, headers=bearer(spare["token"]))
+                else:
+                    joined = await asyncio.to_thread(client.post, f"/v1/matches/{waiting_id}/seats",
+                                                     json={"seat": 1, "name": "Neville"})
+                assert joined.status_code == 201, joined.text
+                seen.append(await asyncio.wait_for(messages.__anext__(), 30))
+                return seen
+
+        version = client.get(f"/v1/matches/{match_id}").json()["version"]
+        seen = asyncio.run(run())
+        assert seen == [{"type": "turn", "matchId": match_id, "seat": 0, "version": version, "status": "ACTIVE",
+                         "toAct": [0, 1], "yourTurn": True},
+                        {"type": "end", "reason": "invalid_token",
+                         "message": client.get(f"/v1/matches/{match_id}", headers=bearer(token)).json()["detail"]}]
+
+    revoked(found_later=False)
+    revoked(found_later=True)
 
     # at most 5 open streams a token: the sixth is refused (each of the five has its first notice: it is open)
     _, d = new_player()
@@ -433,20 +433,22 @@ def test_player_turns_notices_field_by_field(live_server, client, new_player):
                 messages = await stack.enter_async_context(contextlib.aclosing(subscription(live_server,
                                                                                             {"token": d}, TURNS)))
                 assert (await asyncio.wait_for(messages.__anext__(), 30))["matchId"] == match_id
-            return await first({"token": d})
+            return await first_message({"token": d})
 
-    async def first(init) -> dict:
+    async def first_message(init) -> dict:
         messages = subscription(live_server, init, TURNS)
         async with contextlib.aclosing(messages):
             return await messages.__anext__()
 
-    assert asyncio.run(first({"token": 5})) == {"type": "problem", "code": "invalid_token", "ruleCode": None,
-                                                "message": "The connection's token is not a player token."}
-    assert asyncio.run(first({})) == {"type": "problem", "code": "player_required", "ruleCode": None,
-                                      "message": client.get("/v1/players/me").json()["detail"]}
-    assert asyncio.run(first({"token": "gp.x.y.z"})) == {
+    assert asyncio.run(first_message({"token": 5})) == {
+        "type": "problem", "code": "invalid_token", "ruleCode": None,
+        "message": "The connection's token is not a player token."}
+    assert asyncio.run(first_message({})) == {
+        "type": "problem", "code": "player_required", "ruleCode": None,
+        "message": client.get("/v1/players/me").json()["detail"]}
+    assert asyncio.run(first_message({"token": "gp.x.y.z"})) == {
         "type": "problem", "code": "invalid_token", "ruleCode": None,
         "message": client.get("/v1/players/me", headers=bearer("gp.x.y.z")).json()["detail"]}
     assert asyncio.run(crowded()) == {"type": "problem", "code": "too_many_streams", "ruleCode": None,
                                       "message": "A seat token may hold at most 5 open streams."}
-    assert asyncio.run(first({"token": d}))["type"] == "turn"  # the five closed gave their places back
+    assert asyncio.run(first_message({"token": d}))["type"] == "turn"  # the five closed gave their places back

@@ -3,21 +3,7 @@ game, variant and options, a fresh seed, and the first seat rotated."""
 
 from __future__ import annotations
 
-from .conftest import bearer
-
-
-def _finish(client, match_id: str, tokens: list[str]) -> dict:
-    for _ in range(500):  # bounded: a match that stops moving fails the test rather than hanging the run
-        match = client.get(f"/v1/matches/{match_id}").json()
-        if match["status"] == "finished":
-            return match
-        for token in tokens:
-            legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(token)).json()
-            if legal["actions"]:
-                client.post(f"/v1/matches/{match_id}/actions", json={"action": legal["actions"][0]},
-                            headers={**bearer(token), "If-Match": f'"{legal["version"]}"'})
-                break
-    raise AssertionError(f"match {match_id} did not finish: {client.get(f'/v1/matches/{match_id}').text}")
+from .conftest import bearer, play_out
 
 
 def test_a_rematch_is_offered_accepted_and_made_with_the_first_seat_rotated(client, new_player):
@@ -27,7 +13,7 @@ def test_a_rematch_is_offered_accepted_and_made_with_the_first_seat_rotated(clie
     anon = client.post(f"/v1/matches/{match['id']}/seats", json={"seat": 1, "name": "Neville"}).json()["token"]
     early = client.post(f"/v1/matches/{match['id']}/rematch", headers=bearer(alice))
     assert early.status_code == 409 and early.json()["code"] == "rematch_unavailable"
-    old = _finish(client, match["id"], [alice, anon])
+    old = play_out(client, match["id"], [alice, anon])
     spectator = client.post(f"/v1/matches/{match['id']}/rematch")
     assert spectator.status_code == 401 and spectator.json()["code"] == "token_required"
 
@@ -51,7 +37,7 @@ def test_a_rematch_is_offered_accepted_and_made_with_the_first_seat_rotated(clie
     assert [s["name"] for s in rematch["seats"]] == ["Neville", old["seats"][0]["name"]]
     assert client.get(f"/v1/matches/{new_id}", headers=bearer(new_token)).json()["my_seat"] == 0
     assert new_id in [m["match_id"] for m in client.get("/v1/me/matches", headers=bearer(alice)).json()["matches"]]
-    finished = _finish(client, new_id, [alice, new_token])
+    finished = play_out(client, new_id, [alice, new_token])
     assert finished["seed"] != old["seed"]  # a fresh seed
 
 
