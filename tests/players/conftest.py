@@ -32,8 +32,8 @@ def new_player(client):
     return make
 
 
-def play_out(client, match_id: str, tokens: list[str]) -> dict:
-    """Play the match to its end, each seat to act playing its first legal action."""
+def play_out(client, match_id: str, tokens: list[str], choose=lambda token, actions: actions[0]) -> dict:
+    """Play the match to its end, each seat to act playing ``choose(its token, its legal actions)``."""
     for _ in range(400):  # bounded: a match that stops moving fails the test rather than hanging the run
         match = client.get(f"/v1/matches/{match_id}").json()
         if match["status"] == "finished":
@@ -41,7 +41,7 @@ def play_out(client, match_id: str, tokens: list[str]) -> dict:
         for token in tokens:
             legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(token)).json()
             if legal["actions"]:
-                played = client.post(f"/v1/matches/{match_id}/actions", json={"action": legal["actions"][0]},
+                played = client.post(f"/v1/matches/{match_id}/actions", json={"action": choose(token, legal["actions"])},
                                      headers={**bearer(token), "If-Match": f'"{legal["version"]}"'})
                 assert played.status_code == 200, played.text
                 break

@@ -14,7 +14,7 @@ import redis
 from service.players.ratings import Rating, rate, standings
 from workers import players as players_job
 
-from .conftest import bearer
+from .conftest import bearer, play_out
 
 
 def _rated_match(client, first: str, second: str) -> str:
@@ -28,19 +28,11 @@ def _rated_match(client, first: str, second: str) -> str:
 
 def _play_out(client, match_id: str, tokens: list[str], lowest_first: str | None = None) -> dict:
     """Play to the end; the player ``lowest_first`` always plays its lowest card (so it tends to lose)."""
-    for _ in range(500):  # bounded: a match that stops moving fails the test rather than hanging the run
-        match = client.get(f"/v1/matches/{match_id}").json()
-        if match["status"] == "finished":
-            return match
-        for token in tokens:
-            legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(token)).json()
-            if legal["actions"]:
-                actions = sorted(legal["actions"], key=lambda a: a["card"])
-                action = actions[0] if token == lowest_first else actions[-1]
-                client.post(f"/v1/matches/{match_id}/actions", json={"action": action},
-                            headers={**bearer(token), "If-Match": f'"{legal["version"]}"'})
-                break
-    raise AssertionError(f"match {match_id} did not finish: {client.get(f'/v1/matches/{match_id}').text}")
+    def choose(token: str, actions: list[dict]) -> dict:
+        ranked = sorted(actions, key=lambda a: a["card"])
+        return ranked[0] if token == lowest_first else ranked[-1]
+
+    return play_out(client, match_id, tokens, choose)
 
 
 def _rating(client, player_id: str) -> dict | None:
