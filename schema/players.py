@@ -388,13 +388,16 @@ def extend(Query: type, Mutation: type, Subscription: type, *, TurnNotice: type,
                                          "widens as you wait), bots after `botsAfter` seconds if asked.")
         async def join_quick_match(self, info: Info, input: QuickMatchInput) -> JoinQuickMatchResult:
             quick = _quick(info)
+            try:
+                player_id = await _me(info)  # who asks first, as REST: an anonymous caller learns no more
+            except StoreError as error:
+                return P.problem_for(error)
             if input.seats is not None and not 2 <= input.seats <= pairing.MAX_SEATS:
                 return P.InvalidOptions(code=P.ProblemCode("invalid_options"),
                                         message=f"A quick match has 2 to {pairing.MAX_SEATS} seats.")
             if input.bots_after is not None and not 0 <= input.bots_after <= 3600:
                 return P.InvalidOptions(code=P.ProblemCode("invalid_options"), message="botsAfter is 0 to 3600.")
             try:
-                player_id = await _me(info)
                 queue = quick.queue(input.game, input.variant, input.seats, input.rated, input.turn_seconds)
                 return _quick_status(await quick.join(player_id, queue, input.bots_after))
             except (RuleError, StoreError) as error:

@@ -57,6 +57,13 @@ def test_join_quick_match_me_and_leaderboard_on_graphql(client):
     (a_id, a), (b_id, b) = create_player(client), create_player(client)
     join = """mutation Op { joinQuickMatch(input: {game: "high-card", rated: false}) { __typename
         ... on QuickMatchStatus { status last { matchId seat } } ... on Problem { code } } }"""
+    # who asks comes before what is asked, as on REST (401 player_required for an anonymous bad request)
+    anonymous = gql(client, """mutation Op { joinQuickMatch(input: {game: "high-card", seats: 5}) { __typename
+        ... on Problem { code } } }""")["joinQuickMatch"]
+    assert anonymous == {"__typename": "PlayerRequired", "code": "PLAYER_REQUIRED"}
+    assert client.post("/v1/quick-match", json={"game": "high-card", "seats": 5}).json()["code"] == "player_required"
+    assert gql(client, """mutation Op { joinQuickMatch(input: {game: "high-card", seats: 5}) { __typename } }""",
+               token=a)["joinQuickMatch"]["__typename"] == "InvalidOptions"
     assert gql(client, join, token=a)["joinQuickMatch"]["status"] == "WAITING"
     again = gql(client, join, token=a)["joinQuickMatch"]
     assert again == {"__typename": "AlreadyQueued", "code": "ALREADY_QUEUED"}
