@@ -28,11 +28,18 @@ MAX_ACTIONS = 3000
 EVERY_SEAT_COUNT = {"sorcerers-stone"}
 
 
-def variants():
+#: Through GraphQL, the Sorcerer's Stone's chain (the six challenges in a row, each of which plays at every
+#: seat count on its own) plays at the fewest seats only: its 3 and 4 seats took a minute of the CI budget.
+GRAPHQL_FEWEST_SEATS_ONLY = {("sorcerers-stone", "chain")}
+
+
+def variants(api: str = "rest"):
     """Every variant at the fewest seats, and the first variant at every other seat count."""
     for game in all_games().values():
         for variant in game.variants:
             counts = range(game.min_seats, game.max_seats + 1) if game.id in EVERY_SEAT_COUNT else [game.min_seats]
+            if api == "graphql" and (game.id, variant.id) in GRAPHQL_FEWEST_SEATS_ONLY:
+                counts = [game.min_seats]
             for seats in counts:
                 yield pytest.param(game, variant.id, seats, id=f"{game.id}-{variant.id}-{seats}")
         if game.id in EVERY_SEAT_COUNT:
@@ -119,7 +126,7 @@ def test_a_whole_match_through_rest(client, drain, game, variant, seats):
     assert len(history) == min(match["version"], 1000)
 
 
-@pytest.mark.parametrize("game, variant, seats", list(variants()))
+@pytest.mark.parametrize("game, variant, seats", list(variants("graphql")))
 def test_a_whole_match_through_graphql(client, drain, game, variant, seats):
     view_fragment, action_fragment = game_fragments(game)
     input_field = pascal(game.id)[0].lower() + pascal(game.id)[1:]
