@@ -67,7 +67,7 @@ def test_graphiql_subscribes_over_its_websocket_under_the_pages_policy(offline_c
     editor = page.locator(".graphiql-query-editor .CodeMirror")
     editor.wait_for()
     subscription = ('subscription { matchEvents(matchId: "%s", after: 0) { __typename '
-                    '... on MatchEvent { version } } }' % created.json()["id"])
+                    '... on MatchEvent { version } ... on StreamEnded { reason message } } }' % created.json()["id"])
     editor.evaluate("(editor, text) => editor.CodeMirror.setValue(text)", subscription)
     response = page.locator(".graphiql-response")
     # GraphiQL picks the transport from its parse of the editor, which trails a programmatic setValue (as
