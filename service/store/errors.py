@@ -74,7 +74,7 @@ class IdempotencyKeyReused(StoreError):
 
 
 class TooManyStreams(StoreError):
-    """A seat token already holds as many open streams as allowed."""
+    """A token (a seat's or a player's) already holds as many open streams as allowed."""
 
     code = "too_many_streams"
 

@@ -608,7 +608,7 @@ class StreamLimit:
                 taken = await guarded(lambda: store.redis.eval(LEASE_SCRIPT, 1, key, int(now * 1000),
                                                                int((now + ttl) * 1000), self.limit, lease.id), 5.0)
                 if not taken:
-                    raise TooManyStreams(f"A seat token may hold at most {self.limit} open streams.")
+                    raise TooManyStreams(f"A token may hold at most {self.limit} open streams at once.")
                 lease.keys.append(key)
         except BaseException:
             await lease.release()

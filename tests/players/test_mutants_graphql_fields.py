@@ -450,5 +450,5 @@ def test_player_turns_notices_field_by_field(live_server, client, new_player):
         "type": "problem", "code": "invalid_token", "ruleCode": None,
         "message": client.get("/v1/players/me", headers=bearer("gp.x.y.z")).json()["detail"]}
     assert asyncio.run(crowded()) == {"type": "problem", "code": "too_many_streams", "ruleCode": None,
-                                      "message": "A seat token may hold at most 5 open streams."}
+                                      "message": "A token may hold at most 5 open streams at once."}
     assert asyncio.run(first_message({"token": d}))["type"] == "turn"  # the five closed gave their places back
