@@ -349,6 +349,16 @@ def extend(Query: type, Mutation: type, Subscription: type, *, TurnNotice: type,
             return LeaderboardPage(game=found.id, variant=variant, players=[LeaderboardRow(**r) for r in rows],
                                    next_cursor=next_cursor)
 
+        @strawberry.field(description="Where a rematch of a finished match stands, as your seat (seat token or "
+                                      "player token), without accepting it (`offerRematch` accepts).")
+        async def rematch(self, info: Info, match_id: strawberry.ID) -> RematchResult:
+            try:
+                state = await Rematches(info.context["store"], _players(info)).offer(match_id, info.context["token"],
+                                                                                   accept=False)
+            except StoreError as error:
+                return P.problem_for(error)
+            return RematchStatus(**state)
+
         @strawberry.field(description="Where you stand in quick match.")
         async def quick_match(self, info: Info) -> QuickMatchLookup:
             try:

@@ -21,6 +21,16 @@ def test_a_rematch_is_offered_accepted_and_made_with_the_first_seat_rotated(clie
     assert offered.status_code == 202, offered.text
     assert offered.json()["accepted"] == [0] and offered.json()["waiting_for"] == [1]
     assert offered.json()["rematch_id"] is None
+    # GraphQL reads it as REST's GET does: as a seat, without accepting
+    read = """query Op($id: ID!) { rematch(matchId: $id) { __typename ... on RematchStatus { accepted waitingFor
+        rematchId seat token } ... on Problem { code } } }"""
+    for _ in range(2):  # a read accepts nothing: Neville is still awaited after reading twice
+        seen = client.post("/graphql", json={"query": read, "variables": {"id": match["id"]}},
+                           headers=bearer(anon)).json()["data"]["rematch"]
+        assert seen == {"__typename": "RematchStatus", "accepted": [0], "waitingFor": [1], "rematchId": None,
+                        "seat": None, "token": None}
+    nobody = client.post("/graphql", json={"query": read, "variables": {"id": match["id"]}}).json()["data"]
+    assert nobody["rematch"] == {"__typename": "TokenRequired", "code": "TOKEN_REQUIRED"}
     accepted = client.post(f"/v1/matches/{match['id']}/rematch", headers=bearer(anon))
     assert accepted.status_code == 201, accepted.text
     state = accepted.json()
