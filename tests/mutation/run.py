@@ -431,6 +431,8 @@ def main() -> int:
         parser.error(f"no module {', '.join(sorted(unknown))}: choose from {', '.join(MODULES)}")
     for name in MODULES:
         restore(name)
+    # niced on a loaded machine, `grimoire serve` can take more than the tests' 30 s to start
+    os.environ.setdefault("GRIMOIRE_TEST_READY_TIMEOUT", "180")
     if args.summary:
         return summary()
     if args.survivors:

@@ -13,9 +13,12 @@ import httpx
 from service.store.embedded import free_port, stop_process
 
 ROOT = Path(__file__).resolve().parents[2]
+#: how long a started service may take to answer /readyz; the mutation run (tests/mutation/run.py), niced on a
+#: loaded machine, sets more
+READY_TIMEOUT = float(os.environ.get("GRIMOIRE_TEST_READY_TIMEOUT", "30"))
 
 
-def wait_ready(url: str, process: subprocess.Popen | None = None, timeout: float = 30.0) -> None:
+def wait_ready(url: str, process: subprocess.Popen | None = None, timeout: float = READY_TIMEOUT) -> None:
     """Return once ``url``'s ``/readyz`` answers 200; raise if ``process`` exits or ``timeout`` passes."""
     deadline = time.monotonic() + timeout
     while True:
@@ -34,7 +37,7 @@ class Service:
     ``port``: a free one when None (a service started again on the port of a stopped one: its restart);
     ``ready_timeout``: how long it may take to answer /readyz (a loaded machine takes half a minute)."""
 
-    def __init__(self, redis_url: str, prefix: str, log_path, port: int | None = None, ready_timeout: float = 30.0,
+    def __init__(self, redis_url: str, prefix: str, log_path, port: int | None = None, ready_timeout: float = READY_TIMEOUT,
                  **env):
         self.port = port or free_port()
         self.base = f"http://127.0.0.1:{self.port}"
