@@ -7,7 +7,7 @@ them again (their credential acts for it at once); an anonymous seat gets a new 
 kept for its old seat's holder to collect once (its next offer or status read).
 
 Keys, in the old match's slot: ``<match key>:rematch`` (a hash: ``accepted:<seat>``, ``making``
-and, once made, ``match``) and ``<match key>:rematch:token:<seat>`` (a new seat token, a day).
+and, once made, ``match``; it expires with the old match) and ``<match key>:rematch:token:<seat>`` (a new seat token, a day).
 Accepting is one script: the last acceptance, and only it, is told to make the match.
 """
 
@@ -26,10 +26,17 @@ MAKING_GRACE = 30
 TOKEN_TTL = 24 * 3600
 
 _ACCEPT = """
--- KEYS[1] the rematch hash   ARGV[1] seat accepting, or -1 to only read   ARGV[2] now (ms)
--- ARGV[3] grace (ms)   ARGV[4..] the seats that must accept
+-- KEYS[1] the rematch hash   KEYS[2] the old match   ARGV[1] seat accepting, or -1 to only read
+-- ARGV[2] now (ms)   ARGV[3] grace (ms)   ARGV[4..] the seats that must accept
 -- Returns {"make" | "wait" | "made", match id or ''}
-if ARGV[1] ~= '-1' then redis.call('HSET', KEYS[1], 'accepted:' .. ARGV[1], 1) end
+local function expire_with_match()  -- the rematch goes when its match goes
+  local ttl = redis.call('PTTL', KEYS[2])
+  if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
+end
+if ARGV[1] ~= '-1' then
+  redis.call('HSET', KEYS[1], 'accepted:' .. ARGV[1], 1)
+  expire_with_match()
+end
 local made = redis.call('HGET', KEYS[1], 'match')
 if made then return {'made', made} end
 for i = 4, #ARGV do
@@ -38,6 +45,7 @@ end
 local making = tonumber(redis.call('HGET', KEYS[1], 'making') or '0')
 if making > 0 and tonumber(ARGV[2]) - making < tonumber(ARGV[3]) then return {'wait', ''} end
 redis.call('HSET', KEYS[1], 'making', ARGV[2])
+expire_with_match()
 return {'make', ''}
 """
 
@@ -73,7 +81,7 @@ class Rematches:
         if match.status != "finished":
             raise RematchUnavailable("A rematch is offered once the match is finished.")
         humans = [s.index for s in match.seats if s.joined and s.bot is None]
-        reply = await self._accept(keys=[self.key(match_id)], args=[
+        reply = await self._accept(keys=[self.key(match_id), self.store.key(match_id)], args=[
             seat if accept else -1, _now_ms(), MAKING_GRACE * 1000, *humans])
         outcome, new_id = reply[0], reply[1] or None
         if outcome == "make":

@@ -6,6 +6,7 @@ import itertools
 import uuid
 
 import pytest
+import redis as sync_redis
 
 _names = itertools.count()
 
@@ -46,3 +47,11 @@ def play_out(client, match_id: str, tokens: list[str], choose=lambda token, acti
                 assert played.status_code == 200, played.text
                 break
     raise AssertionError(f"match {match_id} did not finish: {client.get(f'/v1/matches/{match_id}').text}")
+
+
+@pytest.fixture
+def raw(settings):
+    """A plain Redis client on the test run's Redis, to read or plant what the API cannot show or reach."""
+    connection = sync_redis.Redis.from_url(settings.redis_url, decode_responses=True)
+    yield connection
+    connection.close()

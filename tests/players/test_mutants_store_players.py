@@ -14,18 +14,10 @@ import time
 import uuid
 
 import pytest
-import redis as sync_redis
 
 from service.players.ratings import Rating
 
 from .conftest import bearer, play_out, unique_name
-
-
-@pytest.fixture
-def raw(settings):
-    connection = sync_redis.Redis.from_url(settings.redis_url, decode_responses=True)
-    yield connection
-    connection.close()
 
 
 def _player_key(settings, player_id: str) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from .conftest import bearer, play_out
 
 
-def test_a_rematch_is_offered_accepted_and_made_with_the_first_seat_rotated(client, new_player):
+def test_a_rematch_is_offered_accepted_and_made_with_the_first_seat_rotated(client, new_player, settings, raw):
     _, alice = new_player()
     match = client.post("/v1/matches", json={"game": "high-card", "options": {"rounds": 2}}).json()
     client.post(f"/v1/matches/{match['id']}/seats", json={"seat": 0}, headers=bearer(alice))
@@ -31,6 +31,10 @@ def test_a_rematch_is_offered_accepted_and_made_with_the_first_seat_rotated(clie
                         "seat": None, "token": None}
     nobody = client.post("/graphql", json={"query": read, "variables": {"id": match["id"]}}).json()["data"]
     assert nobody["rematch"] == {"__typename": "TokenRequired", "code": "TOKEN_REQUIRED"}
+    # the offer expires with its match (finished matches are kept 7 days), not never
+    match_key = f"{settings.key_prefix}:m:{{{match['id']}}}"
+    rematch_ttl, match_ttl = raw.pttl(f"{match_key}:rematch"), raw.pttl(match_key)
+    assert rematch_ttl > 0 and 0 <= match_ttl - rematch_ttl < 60_000, (rematch_ttl, match_ttl)
     accepted = client.post(f"/v1/matches/{match['id']}/rematch", headers=bearer(anon))
     assert accepted.status_code == 201, accepted.text
     state = accepted.json()
