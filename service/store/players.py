@@ -54,6 +54,15 @@ _MAX_SEATS = 16
 _LIST_FIELDS = ["game", "variant", "seats", "status", "to_act", "result", "created", "updated", "rated"] + [
     f"seat:{i}" for i in range(_MAX_SEATS)]
 
+#: An identity provider's player's record, whole or not at all. KEYS[1] the record; ARGV: id, name, created (ms).
+#: Returns the name already there, if another request made the record first.
+_NEW_IDP_RECORD = """
+local kept = redis.call('HGET', KEYS[1], 'name')
+if kept then return kept end
+redis.call('HSET', KEYS[1], 'id', ARGV[1], 'name', ARGV[2], 'created', ARGV[3], 'idp', 1)
+return false
+"""
+
 _NEW_TOKEN = """
 -- KEYS[1] the player's tokens   ARGV[1] token id   ARGV[2] record   ARGV[3] limit   ARGV[4] token id to replace
 if ARGV[4] ~= '' and redis.call('HDEL', KEYS[1], ARGV[4]) == 0 then return 'missing' end
@@ -139,6 +148,7 @@ class PlayerStore:
         self.prefix = store.prefix
         self.verifier = verifier
         self._new_token = self.redis.register_script(_NEW_TOKEN)
+        self._new_record = self.redis.register_script(_NEW_IDP_RECORD)
         self._known: set[str] = set()  # identity-provider players whose record exists
         store.players = self
 
@@ -207,19 +217,32 @@ class PlayerStore:
         return player_id
 
     async def _first_use(self, player_id: str, claims: dict) -> None:
-        if not await self.redis.hsetnx(self.key(player_id), "id", player_id):
+        """Make the record of an identity provider's player on its first request: named after the first valid,
+        free one of its claims, else after its id. Safe to run twice at once, and again after a process died
+        half way (a name claimed, no record yet): the record is written last, with its name, in one step."""
+        key = self.key(player_id)
+        if await self.redis.hexists(key, "name"):
             return
-        for wanted in (claims.get("preferred_username"), claims.get("nickname"), claims.get("name")):
+        candidates = [claims.get("preferred_username"), claims.get("nickname"), claims.get("name"),
+                      f"Player {player_id[1:9]}", f"Player {player_id[1:17]}"]
+        name = candidates[-1]  # all taken by others: an id-derived name, shown but not claimed
+        for wanted in candidates:
             try:
-                name = check_name(wanted)
+                wanted = check_name(wanted)
             except NameRuleBroken:
                 continue
-            if await self.redis.hsetnx(self.names_key, name_key(name), player_id):
+            if await self.redis.hsetnx(self.names_key, name_key(wanted), player_id) or \
+                    await self.redis.hget(self.names_key, name_key(wanted)) == player_id:  # ours, from a first try
+                name = wanted
                 break
-        else:
-            name = f"Player {player_id[1:9]}"
-            await self.redis.hset(self.names_key, name_key(name), player_id)
-        await self.redis.hset(self.key(player_id), mapping={"name": name, "created": _now_ms(), "idp": 1})
+        kept = await self._new_record(keys=[key], args=[player_id, name, _now_ms()])
+        if kept is not None and kept != name:  # another request made the record meanwhile, with another name
+            await self._release_name(name, player_id)
+
+    async def _release_name(self, name: str, player_id: str) -> None:
+        """Give back a name claimed for a player who ended up with another (only if it is still theirs)."""
+        if await self.redis.hget(self.names_key, name_key(name)) == player_id:
+            await self.redis.hdel(self.names_key, name_key(name))
 
     # -- players and tokens --------------------------------------------------------------------
 

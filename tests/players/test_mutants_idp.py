@@ -35,6 +35,7 @@ from service.app import create_app
 from service.store import idp
 from service.store.errors import InvalidToken
 from service.store.idp import JwtSettings, JwtVerifier, looks_like_jwt
+from service.players.names import name_key
 from service.store.players import idp_player_id
 
 from .conftest import bearer, unique_name
@@ -349,3 +350,27 @@ def test_a_player_made_on_first_use_is_named_from_the_claims_in_order_else_after
         assert record == {"id": player_id, "name": me.json()["name"], "created": str(me.json()["created"]),
                           "idp": "1"}
     raw.close()
+
+
+def test_a_first_use_cut_short_is_finished_by_the_next_and_never_takes_another_players_name(idp_app, keys, settings,
+                                                                                            raw):
+    """A process that died between claiming the name and writing the record (the old order left a record with
+    only ``id``) does not leave the player broken: the next request finishes the record with the name already
+    claimed. A fallback name that reads as another player's is not taken from them: the longer one is used."""
+    names = f"{settings.key_prefix}:names"
+    wanted = unique_name("Cut")
+    subject = f"user-{uuid.uuid4().hex}"
+    player_id = idp_player_id(ISSUER, subject)
+    raw.hset(f"{settings.key_prefix}:p:{{{player_id}}}", "id", player_id)  # what the crash left
+    raw.hset(names, name_key(wanted), player_id)
+    me = idp_app.get("/v1/players/me", headers=bearer(token(keys["one"], sub=subject, nickname=wanted)))
+    assert me.status_code == 200 and me.json()["name"] == wanted, me.text
+    assert raw.hget(names, name_key(wanted)) == player_id
+
+    subject = f"user-{uuid.uuid4().hex}"
+    player_id = idp_player_id(ISSUER, subject)
+    raw.hset(names, name_key(f"Player {player_id[1:9]}"), "someone-else")
+    me = idp_app.get("/v1/players/me", headers=bearer(token(keys["one"], sub=subject)))
+    assert me.status_code == 200 and me.json()["name"] == f"Player {player_id[1:17]}", me.text
+    assert raw.hget(names, name_key(f"Player {player_id[1:9]}")) == "someone-else"
+    assert raw.hget(names, name_key(f"Player {player_id[1:17]}")) == player_id
