@@ -237,8 +237,13 @@ class Trades:
             raise NotYourTrade("Only the player offered the trade accepts it.")
         if trade["status"] == OFFERED:
             await self.collections.require(player_id, trade["get"])  # a clear answer; the swap checks again
-            # in the live set first: whatever happens next, the sweep finds the trade
-            await self.redis.zadd(self.live_key, {trade_id: _now_ms() + self.sweep_grace * 1000})
+            # in the live set first: whatever happens next, the sweep finds the trade; ``entered`` starts the
+            # accept window (the sweep moves the entry's score on each time it looks)
+            entered = _now_ms()
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.zadd(self.live_key, {trade_id: entered + self.sweep_grace * 1000})
+                pipe.hset(self.key(trade_id), "entered", entered)
+                await pipe.execute()
             outcome, now = await self._move(trade_id, OFFERED, ACCEPTING, "to", player_id)
             if outcome == "expired" or (outcome == "stale" and (await self._read(trade_id))["status"] in FINAL):
                 await self.redis.zrem(self.live_key, trade_id)
@@ -304,7 +309,8 @@ class Trades:
                 # (the offer is simply still open: an accept enters it again)
                 if _now_ms() > trade["expires"]:
                     await self._move(trade_id, OFFERED, EXPIRED)
-                if _now_ms() - scores[trade_id] < ACCEPT_WINDOW * 1000 and _now_ms() <= trade["expires"]:
+                entered = int(trade.get("entered") or scores[trade_id] - self.sweep_grace * 1000)
+                if _now_ms() - entered < ACCEPT_WINDOW * 1000 and _now_ms() <= trade["expires"]:
                     await self.redis.zadd(self.live_key, {trade_id: _now_ms() + self.sweep_grace * 1000})
                 else:
                     await self.redis.zrem(self.live_key, trade_id)
