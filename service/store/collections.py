@@ -52,6 +52,7 @@ from .errors import (
     SetOpenedBefore, StoreError, TooManyHands, UnknownSetKind, VersionConflict,
 )
 from .players import PlayerStore, page_desc
+from .tokens import new_id
 
 #: Saved hands a player may keep.
 MAX_HANDS = 20
@@ -244,7 +245,7 @@ class Collections:
         await self.players.get(player_id)
         seed = secrets.randbits(63) if seed is None else seed
         contents = self.rules.open_set(seed, kind)
-        opening_id, now = secrets.token_urlsafe(9), _now_ms()
+        opening_id, now = new_id(), _now_ms()
         record = {"id": opening_id, "kind": kind, "seed": str(seed), "at": now, **contents}
         added: Items = {k: {} for k in self.rules.kinds}
         for k, items in contents.items():

@@ -44,7 +44,6 @@ import asyncio
 import hashlib
 import hmac
 import json
-import secrets
 import logging
 import time
 from dataclasses import dataclass, field
@@ -59,7 +58,7 @@ from service.wire import loads_stored
 
 from . import archive, lobby
 from .connect import ReplicaAckTimeout, script_then_wait, then_wait
-from .tokens import hash_token, new_token
+from .tokens import hash_token, new_id, new_token
 from .errors import InvalidEntropy, RulesVersionUnavailable
 from .errors import (
     AlreadySeated, IdempotencyKeyReused, InvalidToken, MatchFull, MatchNotFound, MatchNotStarted, NoSuchSeat,
@@ -300,7 +299,7 @@ class MatchStore:
         commitment = seeds.commitment(secret)
         state = game.setup(full_options, seats, seed)
         state_json = _dumps(state)
-        match_id = secrets.token_urlsafe(9)
+        match_id = new_id()
         now = _now_ms()
         fields = {
             "game": game.id, "variant": full_options["variant"], "options": _dumps(full_options),

@@ -45,7 +45,7 @@ from .errors import (
 )
 from .idp import JwtVerifier, looks_like_jwt
 from .matches import Match, MatchStore
-from .tokens import hash_token
+from .tokens import hash_token, new_id
 
 #: Player tokens a player may hold at once (one per device, say); revoke one to make another.
 MAX_TOKENS = 20
@@ -253,7 +253,7 @@ class PlayerStore:
             name = check_name(name)
         except NameRuleBroken as error:
             raise InvalidName(str(error)) from None
-        player_id = secrets.token_urlsafe(9)
+        player_id = new_id()
         if not await self.redis.hsetnx(self.names_key, name_key(name), player_id):
             raise NameTaken(f"The name {name!r} is taken (or reads as another player's); choose another.")
         now = _now_ms()

@@ -9,6 +9,14 @@ import hashlib
 import secrets
 
 
+def new_id() -> str:
+    """A random id of 12 URL-safe characters (72 bits): a match's, a player's, a trade's, a set opening's.
+    Never one starting with ``-``, which a command line (``grimoire grant-refill <player>``) reads as an option."""
+    while (made := secrets.token_urlsafe(9)).startswith("-"):
+        pass
+    return made
+
+
 def new_token(match_id: str) -> str:
     return f"gt.{match_id}.{secrets.token_urlsafe(32)}"
 

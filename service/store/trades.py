@@ -43,7 +43,6 @@ Keys:
 from __future__ import annotations
 
 import json
-import secrets
 import time
 from importlib import resources
 from typing import Any
@@ -53,6 +52,7 @@ from service.engine.collectibles import Items
 from .collections import Collections, describe, flat
 from .errors import InvalidTrade, NotYourTrade, PlayerNotFound, TradeClosed, TradeFailed, TradeNotFound
 from .players import page_desc
+from .tokens import new_id
 
 OFFERED, ACCEPTING, SETTLING, ABORTING = "offered", "accepting", "settling", "aborting"
 COMPLETED, FAILED, DECLINED, CANCELLED, EXPIRED = "completed", "failed", "declined", "cancelled", "expired"
@@ -156,7 +156,7 @@ class Trades:
         except PlayerNotFound:
             raise PlayerNotFound(f"There is no player {recipient!r} to trade with.") from None
         await self.collections.require(offerer, give)
-        trade_id, now = secrets.token_urlsafe(9), _now_ms()
+        trade_id, now = new_id(), _now_ms()
         record = {"id": trade_id, "game": self.collections.game.id, "from": offerer, "to": recipient,
                   "give": _dumps(give), "get": _dumps(get), "status": OFFERED, "created": now, "updated": now,
                   "expires": now + ttl * 1000}
