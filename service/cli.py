@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     worker.add_argument("--name", default=None, help="the worker's name (default: RQ picks one)")
     bot_arguments(commands.add_parser("bot", help="play a match with your strategy: module:function"))
     grant = commands.add_parser("grant-refill", help="grant a player Refill Sets beyond the daily allowance")
-    grant.add_argument("player", help="the player's id (one made before ids stopped starting with \"-\" goes after --)")
+    grant.add_argument("player", help="the player's id (one starting with \"-\", made by an earlier release, goes after --)")
     grant.add_argument("--count", type=int, default=1, help="how many (default 1)")
     from service.fairness import freeze, verify
 
