@@ -15,7 +15,6 @@ import strawberry
 from strawberry.types import Info
 
 from service.engine import RuleError
-from service.players import pairing
 from service.rest.streams import seat_check
 from service.store import InvalidToken, StoreError
 from service.store.live import StoreUnavailable, guarded, turns
@@ -402,9 +401,6 @@ def extend(Query: type, Mutation: type, Subscription: type, *, TurnNotice: type,
                 player_id = await _me(info)  # who asks first, as REST: an anonymous caller learns no more
             except StoreError as error:
                 return P.problem_for(error)
-            if input.seats is not None and not 2 <= input.seats <= pairing.MAX_SEATS:
-                return P.InvalidOptions(code=P.ProblemCode("invalid_options"),
-                                        message=f"A quick match has 2 to {pairing.MAX_SEATS} seats.")
             if input.bots_after is not None and not 0 <= input.bots_after <= 3600:
                 return P.InvalidOptions(code=P.ProblemCode("invalid_options"), message="botsAfter is 0 to 3600.")
             try:
