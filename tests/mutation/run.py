@@ -132,7 +132,7 @@ MODULES: dict[str, tuple[list[str], list[str], list[str]]] = {
 #: classes and closures inside ``build_schema`` (their annotations name the games' generated types), so
 #: every one of api.py's mutants is a mutant of ``build_schema``; and mutmut maps to a function only the
 #: tests that call it, here the few that build an app of their own (the others share one). These are the
-#: tests that go through the schema's resolvers, quickest first (test ids, or prefixes of them).
+#: tests that go through the schema's resolvers (test ids, or prefixes of them).
 TESTS_OF = {
     "schema": {"schema.api.x_build_schema": [
         "tests/api/test_contracts.py::test_schema_graphql_is_up_to_date", "tests/api/test_graphql.py",
@@ -144,6 +144,17 @@ TESTS_OF = {
             "sorcerers-stone-snape", "sorcerers-stone-sprout", "sorcerers-stone-mcgonagall",
             "spells-and-potions-practice-1", "spells-and-potions-ritual", "casting-stones-basic",
             "quidditch-standard"))]},
+    # the same for the players' and the collections' fields, closures inside their extend()
+    "players": {
+        "schema.players.x_extend": [
+            "tests/api/test_contracts.py::test_schema_graphql_is_up_to_date", "tests/players/test_graphql.py",
+            "tests/players/test_mutants_graphql_fields.py", "tests/players/test_rematch.py",
+            "tests/players/test_contract.py", "tests/players/test_my_matches.py", "tests/players/test_ratings.py",
+            "tests/players/test_quick_match.py"],
+        "schema.collections.x_extend": [
+            "tests/api/test_contracts.py::test_schema_graphql_is_up_to_date",
+            "tests/collections/test_mutants_graphql_fields.py", "tests/collections/test_api.py",
+            "tests/collections/test_hands.py", "tests/collections/test_trades.py", "tests/collections/test_sets.py"]},
 }
 
 KILLED = {"killed", "timeout", "segfault", "caught by type check"}
