@@ -67,6 +67,14 @@ STORE = ("archive", "bots", "connect", "embedded", "errors", "lobby", "matches",
 #: the schema of players, matchmaking and collections: run with their store ("players" below)
 PLAYERS_SCHEMA = ["schema/players.py", "schema/collections.py", "schema/collection_types.py"]
 
+#: whole matches through GraphQL, one of each game at two seats: the quicker of tests/api/test_play_through.py's
+#: (all of them took 4 minutes, and a survivor of the GraphQL app's request path ran every one)
+GRAPHQL_PLAY_THROUGHS = [
+    f"tests/api/test_play_through.py::test_a_whole_match_through_graphql[{variant}-2]" for variant in (
+        "sorcerers-stone-flitwick", "sorcerers-stone-hagrid", "sorcerers-stone-quirrell", "sorcerers-stone-snape",
+        "sorcerers-stone-sprout", "sorcerers-stone-mcgonagall", "spells-and-potions-practice-1",
+        "spells-and-potions-ritual", "casting-stones-basic", "quidditch-standard")]
+
 # name: (files mutated, files not mutated, tests selected). In the order they are run; the live streams
 # (service/store/live.py, schema/live.py) last, as their owners may still be changing them. The tests
 # written against a module's survivors are tests/<area>/test_mutants_<module>.py. Slow tests that only
@@ -106,8 +114,8 @@ MODULES: dict[str, tuple[list[str], list[str], list[str]]] = {
                [f"tests/api/{name}.py" for name in (
                    "test_card_catalogues", "test_catalogues", "test_contracts", "test_docs", "test_graphql",
                    "test_graphql_contract", "test_guarantee_gaps", "test_openapi_responses",
-                   "test_plain_execution", "test_play_through", "test_rest", "test_stream_tickets",
-                   "test_unavailable")]
+                   "test_plain_execution", "test_rest", "test_unavailable")]
+               + GRAPHQL_PLAY_THROUGHS + ["tests/api/test_stream_tickets.py"]
                + [f"tests/hardening/{name}.py" for name in (
                    "test_edges", "test_guarantee_gaps", "test_hostile_bodies", "test_limits", "test_wire_stack")]
                + ["tests/games/quidditch/test_contract.py",
@@ -139,11 +147,7 @@ TESTS_OF = {
         "tests/api/test_graphql_contract.py", "tests/api/test_guarantee_gaps.py", "tests/hardening/test_edges.py",
         "tests/api/test_unavailable.py", "tests/fairness/test_randomness.py", "tests/live/test_tokens.py",
         "tests/api/test_plain_execution.py", "tests/api/test_card_catalogues.py", "tests/workers/test_jobs.py",
-        *(f"tests/api/test_play_through.py::test_a_whole_match_through_graphql[{variant}-2]" for variant in (
-            "sorcerers-stone-flitwick", "sorcerers-stone-hagrid", "sorcerers-stone-quirrell",
-            "sorcerers-stone-snape", "sorcerers-stone-sprout", "sorcerers-stone-mcgonagall",
-            "spells-and-potions-practice-1", "spells-and-potions-ritual", "casting-stones-basic",
-            "quidditch-standard"))]},
+        *GRAPHQL_PLAY_THROUGHS]},
     # the same for the players' and the collections' fields, closures inside their extend()
     "players": {
         "schema.players.x_extend": [
