@@ -11,6 +11,7 @@ name internal hosts).
 from __future__ import annotations
 
 import logging
+import re
 
 from graphql import GraphQLError, OperationDefinitionNode
 from strawberry.extensions import MaskErrors, SchemaExtension
@@ -34,11 +35,17 @@ def _unexpected(error: GraphQLError) -> bool:
     return original is not None and not isinstance(original, GraphQLError)
 
 
+#: graphql-core's words for a variable's value that does not fit its type. Its validation rules also start
+#: "Variable '$x' ..." (never used, not defined, used in a position expecting another type): the
+#: document's own mistakes, not its input's.
+_BAD_VARIABLE_VALUE = re.compile(r"Variable '\$\w+' has invalid value")
+
+
 def client_error_code(message: str) -> str:
     """The code of a client's own error that graphql-core leaves uncoded (the names Apollo made usual)."""
     if message.startswith("Syntax Error"):
         return "graphql_parse_failed"
-    if message.startswith("Variable '$"):
+    if _BAD_VARIABLE_VALUE.match(message):
         return "bad_user_input"
     return "graphql_validation_failed"
 
