@@ -51,6 +51,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -237,7 +238,13 @@ def _map_tests_of(name: str, main) -> None:
     collect = main.collect_or_load_stats
 
     def collect_then_map(*args, **kwargs):
+        # mutmut maps new tests in this process, and a test that runs an RQ worker here (tests/conftest.py,
+        # `drain`) leaves RQ's SIGINT and SIGTERM handlers behind: the mutants' run then died of
+        # rq.exceptions.StopRequested while it waited for its children
+        handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
         collect(*args, **kwargs)
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
         from mutmut.state import state
 
         known = state().duration_by_test
