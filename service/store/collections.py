@@ -132,6 +132,7 @@ class Collections:
         #: Sets of each repeatable kind (a refill) a player may open per UTC day; an operator grants more.
         self.sets_per_day = sets_per_day
         self._open = self.redis.register_script(_SCRIPTS.joinpath("open_set.lua").read_text())
+        self._save_hand = self.redis.register_script(_SCRIPTS.joinpath("save_hand.lua").read_text())
 
     # -- keys -------------------------------------------------------------------------------------------
 
@@ -307,15 +308,10 @@ class Collections:
             raise InvalidHand(problem)
         stones, cards, chosen = list(hand["stones"]), list(hand["cards"]), list(hand["hand"])
         await self.require(player_id, self.rules.hand_needs(hand))
-        key = self.hands_key(player_id)
-        if not await self.redis.hexists(key, name) and await self.redis.hlen(key) >= MAX_HANDS:
-            raise TooManyHands(f"A player keeps at most {MAX_HANDS} saved hands; delete one first.")
         saved = {"name": name, "stones": sorted(stones), "cards": cards, "hand": sorted(chosen), "saved": _now_ms()}
-        await self.redis.hset(key, name, _dumps(saved))
-        if default:
-            await self.redis.hset(self.meta_key(player_id), "default_hand", name)
-        else:
-            await self.redis.hsetnx(self.meta_key(player_id), "default_hand", name)
+        if not await self._save_hand(keys=[self.hands_key(player_id), self.meta_key(player_id)],
+                                     args=[name, _dumps(saved), MAX_HANDS, "1" if default else "0"]):
+            raise TooManyHands(f"A player keeps at most {MAX_HANDS} saved hands; delete one first.")
         return await self.hand(player_id, name)
 
     async def hand(self, player_id: str, name: str) -> dict[str, Any]:

@@ -16,6 +16,8 @@ tests/collections/test_trades.py's LosesOneReply does; the store itself is never
 
 from __future__ import annotations
 
+import asyncio
+
 import time
 import uuid
 
@@ -550,6 +552,26 @@ async def test_a_player_keeps_20_hands_and_may_still_replace_one(isolated):
     assert full.value.message == "A player keeps at most 20 saved hands; delete one first."
     replaced = await collections.save_hand(player, "Hand 05", {**HAND, "cards": list(reversed(HAND["cards"]))})
     assert replaced["cards"] == list(reversed(HAND["cards"]))
+    assert len(await collections.hands(player)) == MAX_HANDS
+
+
+async def test_saves_of_the_20th_hand_at_once_keep_20(isolated, monkeypatch):
+    """The cap is checked and the hand written in one script: five saves racing for the last place, one wins.
+    Each Redis command waits 10 ms first, as on a busy network, so that the five interleave command by command."""
+    _store, collections, _trades = isolated
+    player = await hand_owner(collections)
+    for i in range(MAX_HANDS - 1):
+        await collections.save_hand(player, f"Hand {i:02d}", HAND)
+    execute = collections.redis.execute_command
+
+    async def slow(*args, **options):
+        await asyncio.sleep(0.01)
+        return await execute(*args, **options)
+
+    monkeypatch.setattr(collections.redis, "execute_command", slow)
+    racing = await asyncio.gather(*(collections.save_hand(player, f"Last {i}", HAND) for i in range(5)),
+                                  return_exceptions=True)
+    assert sum(isinstance(outcome, TooManyHands) for outcome in racing) == 4
     assert len(await collections.hands(player)) == MAX_HANDS
 
 
