@@ -121,7 +121,9 @@ MODULES: dict[str, tuple[list[str], list[str], list[str]]] = {
                    "test_edges", "test_guarantee_gaps", "test_hostile_bodies", "test_limits", "test_wire_stack")]
                + ["tests/games/quidditch/test_contract.py",
                   # GraphQL's replays and bot seats, seeds and entropy, and tokens on every channel
-                  "tests/workers/test_jobs.py", "tests/fairness/test_randomness.py", "tests/live/test_tokens.py"]),
+                  "tests/workers/test_jobs.py", "tests/fairness/test_randomness.py", "tests/live/test_tokens.py",
+                  # the tests written against the module's survivors
+                  "tests/api/test_mutants_schema_errors.py", "tests/api/test_mutants_schema_execution.py"]),
     "live": (["service/store/live.py", "schema/live.py"], [],
              ["tests/live", "tests/store"]),
     # players, quick matches, ratings, match records and collections (issues 20, 21 and 22), in the store
@@ -145,6 +147,7 @@ MODULES: dict[str, tuple[list[str], list[str], list[str]]] = {
 TESTS_OF = {
     "schema": {"schema.api.x_build_schema": [
         "tests/api/test_contracts.py::test_schema_graphql_is_up_to_date", "tests/api/test_graphql.py",
+        "tests/api/test_mutants_schema_errors.py", "tests/api/test_mutants_schema_execution.py",
         "tests/api/test_graphql_contract.py", "tests/api/test_guarantee_gaps.py", "tests/hardening/test_edges.py",
         "tests/api/test_unavailable.py", "tests/fairness/test_randomness.py", "tests/live/test_tokens.py",
         "tests/api/test_plain_execution.py", "tests/api/test_card_catalogues.py", "tests/workers/test_jobs.py",
