@@ -158,11 +158,12 @@ TESTS_OF = {
             "tests/api/test_contracts.py::test_schema_graphql_is_up_to_date", "tests/players/test_graphql.py",
             "tests/players/test_mutants_graphql_fields.py", "tests/players/test_rematch.py",
             "tests/players/test_contract.py", "tests/players/test_my_matches.py", "tests/players/test_ratings.py",
-            "tests/players/test_quick_match.py"],
+            "tests/players/test_quick_match.py", "tests/players/test_mutants_schema_players.py"],
         "schema.collections.x_extend": [
             "tests/api/test_contracts.py::test_schema_graphql_is_up_to_date",
             "tests/collections/test_mutants_graphql_fields.py", "tests/collections/test_api.py",
-            "tests/collections/test_hands.py", "tests/collections/test_trades.py", "tests/collections/test_sets.py"]},
+            "tests/collections/test_hands.py", "tests/collections/test_trades.py", "tests/collections/test_sets.py",
+            "tests/players/test_mutants_schema_players.py"]},
 }
 
 KILLED = {"killed", "timeout", "segfault", "caught by type check"}
