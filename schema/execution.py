@@ -13,6 +13,10 @@ Anything it does not handle plainly, such as a null in a non-null position, a le
 ``@defer``, or a value of an unexpected class, makes it give the whole value back to graphql-core, which
 completes it as it always did, errors included. Reading attributes has no side effects, so reading twice
 changes nothing. The answer is the same either way; only the cost differs.
+
+One exception, out of reach today: ``@stream`` on a list inside a plain object. The schema does not enable
+incremental delivery, so no document can carry ``@stream``; a schema that enables it must make the
+recursion give up on it as it does on ``@defer``, or a streamed list comes back whole.
 """
 
 from __future__ import annotations
