@@ -104,7 +104,7 @@ MODULES: dict[str, tuple[list[str], list[str], list[str]]] = {
     # tested with the rules versions
     "workers": (["workers/jobs.py", "workers/dispatch.py", "workers/replay.py", "workers/runtime.py"], [],
                 [f"tests/workers/test_{name}.py" for name in ("guarantees", "jobs", "observed_jobs", "store_retry",
-                                                              "mutants_workers")]
+                                                              "mutants_workers", "mutants_dispatch")]
                 + ["tests/fairness/test_rules_versions.py::"
                    "test_workers_without_the_rules_version_defer_bot_moves_timers_and_replays"]),
     # the GraphQL schema as issue 23 found it; not test_hidden_audit.py, test_faults.py,
