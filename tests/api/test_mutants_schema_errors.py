@@ -14,7 +14,6 @@ import socket
 from contextlib import contextmanager
 
 import pytest
-import redis
 from starlette.testclient import TestClient
 
 from service.app import create_app
@@ -25,14 +24,10 @@ MATCH_TYPENAME = "query($id: ID!) { match(id: $id) { __typename } }"  # `match` 
 
 
 @pytest.fixture(scope="module")
-def prefix(redis_url, key_prefix):
-    """A keyspace of this module's own (its matches stay out of the shared lobby), deleted afterwards."""
-    own = f"{key_prefix}-errors"
-    yield own
-    client = redis.Redis.from_url(redis_url)
-    for key in client.scan_iter(match=f"{own}:*", count=1000):
-        client.delete(key)
-    client.close()
+def prefix(key_prefix):
+    """A keyspace of this module's own inside the run's: its matches stay out of the shared lobby, and the
+    run's own clean-up deletes it."""
+    return f"{key_prefix}:errors"
 
 
 @contextmanager
