@@ -10,7 +10,6 @@
 """
 
 import argparse
-import logging
 import socket
 import sys
 
