@@ -31,10 +31,13 @@ from . import live, problems
 from . import players as player_fields
 from . import collections as collection_fields
 from .errors import MaskUnexpectedErrors, OperationNameRequired, log_errors
-from .cost import max_cost_rule
+from .cost import limit_argument, max_cost_rule
 from .execution import PlainDataExecutor
 from .validation import DocumentValidationCache
 from .game_types import GameTypes, action_type_enum, graphql_enum, pascal, screaming
+
+#: The largest pages of `history` and `lobby`: a larger ``limit`` gets this many (and the cost rule counts this many)
+HISTORY_PAGE, LOBBY_PAGE = 1000, 200
 
 #: How an acting ``seat`` field documents the board itself (service.engine.BOARD_SEAT).
 ACTED = f"The seat that acted; {BOARD_NOTE}"
@@ -326,11 +329,12 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
             return legal_actions_of(self.record, self.my_seat)
 
         @strawberry.field(description="Accepted actions after version `after`, as the caller may see them.")
-        async def history(self, info: Info, after: int = 0, limit: int = 100) -> list[HistoryEntry]:
+        async def history(self, info: Info, after: int = 0,
+                          limit: Annotated[int, limit_argument(HISTORY_PAGE)] = 100) -> list[HistoryEntry]:
             store: MatchStore = info.context["store"]
             t = types[self.record.game.id]
             entries = await store.history(self.record.id, self.my_seat, after=max(after, 0),
-                                          limit=min(max(limit, 1), 1000))
+                                          limit=min(max(limit, 1), HISTORY_PAGE))
             return [HistoryEntry(version=e.version, seat=e.seat,
                                  action=t.to_action(e.action) if e.action is not None else None, events=e.events,
                                  auto=auto_action(e.auto))
@@ -608,11 +612,12 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
 
         @strawberry.field(description="Open matches (waiting, with a free seat), longest waiting first; "
                                       "`game` narrows to one game (an unknown game has none).")
-        async def lobby(self, info: Info, game: Optional[strawberry.ID] = None, limit: int = 50) -> list[LobbyEntry]:
+        async def lobby(self, info: Info, game: Optional[strawberry.ID] = None,
+                        limit: Annotated[int, limit_argument(LOBBY_PAGE)] = 50) -> list[LobbyEntry]:
             store: MatchStore = info.context["store"]
             if game is not None and game not in store.games:
                 return []
-            entries = await store.lobby(game, limit=min(max(limit, 1), 200))
+            entries = await store.lobby(game, limit=min(max(limit, 1), LOBBY_PAGE))
             return [LobbyEntry(id=e["id"], game=e["game"], variant=e["variant"], open_seats=e["open_seats"],
                                created=e["created"], updated=e["updated"],
                                seats=[Seat(seat=s["seat"], name=s["name"], joined=s["joined"], bot=s.get("bot"))

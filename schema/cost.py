@@ -3,9 +3,11 @@
 Depth, alias and token limits bound a document's *shape*; cost bounds the work
 it asks for. An operation's cost is the number of fields it would resolve,
 counting every field once and multiplying what is selected below a list by
-that list's expected length: the ``limit`` (or ``first``) argument when the
-query gives one as a literal, else that argument's default, else
-:data:`ASSUMED_LIST_LENGTH`. Fragments are
+that list's expected length: the ``limit`` (or ``first``) argument, else that
+argument's default, else :data:`ASSUMED_LIST_LENGTH`. A ``limit`` declared with
+:func:`limit_argument` counts as at most the largest page its resolver serves, and,
+given as a variable (whose value validation does not know), as that largest page.
+Fragments are
 expanded where they are spread; every branch of a union or interface is
 counted (an upper bound). Introspection fields (``__schema``, ``__type``) cost
 nothing: the depth and token limits bound them, and GraphiQL needs them.
@@ -13,6 +15,7 @@ nothing: the depth and token limits bound them, and GraphiQL needs them.
 
 from __future__ import annotations
 
+import strawberry
 from graphql import (
     FieldNode, FragmentSpreadNode, GraphQLError, GraphQLInterfaceType, GraphQLList, GraphQLNonNull, GraphQLObjectType,
     InlineFragmentNode, IntValueNode, OperationDefinitionNode, ValidationRule,
@@ -20,6 +23,16 @@ from graphql import (
 
 #: The length assumed for a list whose query gives no ``limit``/``first``.
 ASSUMED_LIST_LENGTH = 10
+
+#: Where :func:`limit_argument` leaves a list's largest page, in its strawberry argument's metadata
+_LARGEST_PAGE = "largest_page"
+
+
+def limit_argument(largest_page: int) -> strawberry.argument:
+    """The annotation of a list field's ``limit`` argument whose resolver serves at most ``largest_page`` items:
+    ``limit: Annotated[int, limit_argument(1000)] = 100``. The cost rule counts the list as that many items
+    when the limit is a variable, and never as more."""
+    return strawberry.argument(metadata={_LARGEST_PAGE: largest_page})
 
 
 def max_cost_rule(max_cost: int) -> type[ValidationRule]:
@@ -44,15 +57,29 @@ def max_cost_rule(max_cost: int) -> type[ValidationRule]:
 
 
 def _list_length(field: FieldNode, definition) -> int:
-    """The ``limit``/``first`` the query gives as a literal, else the argument's default, else the assumption."""
+    """The ``limit``/``first`` the query gives (at most the largest page, a variable counting as that page),
+    else the argument's default, else the assumption."""
     for argument in field.arguments or ():
-        if argument.name.value in ("limit", "first") and isinstance(argument.value, IntValueNode):
-            return max(int(argument.value.value), 1)
+        name = argument.name.value
+        if name not in ("limit", "first"):
+            continue
+        largest = _largest_page(definition.args.get(name))
+        if isinstance(argument.value, IntValueNode):
+            given = max(int(argument.value.value), 1)
+            return min(given, largest) if largest else given
+        if largest:
+            return largest
     for name in ("limit", "first"):
         default = definition.args[name].default_value if name in definition.args else None
         if isinstance(default, int):
             return max(default, 1)
     return ASSUMED_LIST_LENGTH
+
+
+def _largest_page(argument) -> int | None:
+    """The largest page :func:`limit_argument` declared for ``argument`` (a GraphQLArgument), if it did."""
+    declared = argument.extensions.get("strawberry-definition") if argument is not None else None
+    return getattr(declared, "metadata", {}).get(_LARGEST_PAGE)
 
 
 def _cost(selection_set, parent, schema, fragments, spreading: frozenset) -> int:

@@ -166,6 +166,25 @@ def test_query_cost_is_limited():
     assert refusal(fragment.replace("openSeats", "openSeats created"))["cost"] == 201
 
 
+def test_a_list_limit_counts_as_the_page_its_resolver_serves():
+    """A `limit` given as a variable is unknown when the document is validated: it counts as the largest page the
+    resolver serves (history 1,000, lobby 200), not as the default, which let `history(limit: $n)` with n = 1,000
+    ask for ten times what it was charged. A literal limit beyond the largest page counts as that page."""
+    from schema import build_schema
+    from tests.support.high_card import GAME
+    schema = build_schema({GAME.id: GAME}, max_cost=0)
+
+    def cost(query):
+        return schema.execute_sync(query, variable_values={"n": 1000}).errors[0].extensions["cost"]
+
+    history = "query($n: Int!) { match(id: \"m\") { ... on Match { history(limit: %s) { version } } } }"
+    assert cost(history % "$n") == 1 + (1 + 1000)
+    assert cost(history % "5000") == 1 + (1 + 1000)
+    assert cost(history % "7") == 1 + (1 + 7)
+    assert cost("query($n: Int!) { lobby(limit: $n) { id } }") == 1 + 200
+    assert cost("query { lobby(limit: 999) { id } }") == 1 + 200
+
+
 def test_a_costly_query_is_refused_through_the_app(client, settings):
     history = "history(limit: 1000) { version seat events at }"
     query = ('query($id: ID!) { match(id: $id) { ... on Match { ' + " ".join(
