@@ -123,7 +123,8 @@ MODULES: dict[str, tuple[list[str], list[str], list[str]]] = {
                   # GraphQL's replays and bot seats, seeds and entropy, and tokens on every channel
                   "tests/workers/test_jobs.py", "tests/fairness/test_randomness.py", "tests/live/test_tokens.py",
                   # the tests written against the module's survivors
-                  "tests/api/test_mutants_schema_errors.py", "tests/api/test_mutants_schema_execution.py"]),
+                  "tests/api/test_mutants_schema_errors.py", "tests/api/test_mutants_schema_execution.py",
+                  "tests/api/test_mutants_schema_cost.py"]),
     "live": (["service/store/live.py", "schema/live.py"], [],
              ["tests/live", "tests/store"]),
     # players, quick matches, ratings, match records and collections (issues 20, 21 and 22), in the store
@@ -148,7 +149,7 @@ TESTS_OF = {
     "schema": {"schema.api.x_build_schema": [
         "tests/api/test_contracts.py::test_schema_graphql_is_up_to_date", "tests/api/test_graphql.py",
         "tests/api/test_mutants_schema_errors.py", "tests/api/test_mutants_schema_execution.py",
-        "tests/api/test_graphql_contract.py", "tests/api/test_guarantee_gaps.py", "tests/hardening/test_edges.py",
+        "tests/api/test_mutants_schema_cost.py", "tests/api/test_graphql_contract.py", "tests/api/test_guarantee_gaps.py", "tests/hardening/test_edges.py",
         "tests/api/test_unavailable.py", "tests/fairness/test_randomness.py", "tests/live/test_tokens.py",
         "tests/api/test_plain_execution.py", "tests/api/test_card_catalogues.py",
         # of test_jobs.py (47 s), the three that go through GraphQL (a survivor runs every test in this list)
