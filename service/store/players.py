@@ -31,6 +31,7 @@ import base64
 import hashlib
 import hmac
 import json
+import math
 import secrets
 import time
 from dataclasses import dataclass
@@ -103,7 +104,8 @@ def decode_cursor(cursor: str) -> tuple[float, str]:
         score, member = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
     except Exception:
         raise ValueError("cursor is not one this service gave") from None
-    if not isinstance(score, (int, float)) or not isinstance(member, str):
+    # NaN and infinities parse as JSON numbers here, and a NaN bound is an error in Redis: no cursor holds one
+    if not isinstance(score, (int, float)) or not math.isfinite(score) or not isinstance(member, str):
         raise ValueError("cursor is not one this service gave")
     return float(score), member
 

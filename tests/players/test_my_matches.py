@@ -3,6 +3,7 @@ split into active and finished; and the player's one stream of turn notices acro
 
 from __future__ import annotations
 
+import base64
 import json
 
 import httpx
@@ -109,3 +110,16 @@ def _next_turn(lines) -> dict:
             return message
         assert message["type"] == "keepalive", message
     raise AssertionError("the stream ended")
+
+
+def test_a_cursor_holding_nan_or_infinity_is_refused_like_any_cursor_the_service_did_not_give(client, new_player):
+    """JSON as Python reads it admits NaN and Infinity, and Redis refuses a NaN score bound: such a cursor was a 500
+    (found by a test written against the mutation run's survivors). No cursor the service gives holds one."""
+    _, token = new_player()
+    _match_with(client, token)
+    for number in ("NaN", "Infinity", "-Infinity"):
+        cursor = base64.urlsafe_b64encode(f'[{number}, "x"]'.encode()).decode().rstrip("=")
+        for path, headers in (("/v1/me/matches", bearer(token)), ("/v1/leaderboards/high-card", {})):
+            answer = client.get(path, params={"cursor": cursor}, headers=headers)
+            assert answer.status_code == 400, (number, path, answer.text)
+            assert answer.json()["code"] == "malformed_request"
