@@ -58,4 +58,4 @@ def sweep_quick_matches() -> int:
 async def _sweep_quick_matches() -> int:
     rt = runtime()
     async with rt.store() as store:
-        return await QuickMatch(PlayerStore(store)).sweep()
+        return await QuickMatch(PlayerStore(store), rt.settings.quick_match_bot_level).sweep()

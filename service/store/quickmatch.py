@@ -212,7 +212,9 @@ class QuickMatch:
             held = [s.index for s in match.seats if s.player == player_id]
             if held:
                 return held[0]
-            seat = next(s for s in order if not match.seats[s].joined)
+            seat = next((s for s in order if not match.seats[s].joined), None)
+            if seat is None:  # others hold every seat: the group's match is not theirs to be made
+                break
             try:
                 return (await self.players.join(match_id, player_id, seat))[1]
             except (SeatTaken, AlreadySeated):
