@@ -313,9 +313,6 @@ class PlayerStore:
                 await self.redis.zrem(self.matches_key(player_id, "active"), match_id)
             raise
 
-    async def index(self, player_id: str, match_id: str, at_ms: int | None = None) -> None:
-        await self.redis.zadd(self.matches_key(player_id, "active"), {match_id: at_ms or _now_ms()}, nx=True)
-
     async def finished(self, player_id: str, match_id: str) -> None:
         """Move a match to the player's finished matches (idempotent), keeping its place in time."""
         active, done = self.matches_key(player_id, "active"), self.matches_key(player_id, "finished")

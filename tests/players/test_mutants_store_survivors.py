@@ -148,7 +148,7 @@ async def _joined(store, players, player_id: str, at: int, seat: int = 0) -> str
     """A high-card match with the player at ``seat``, indexed as joined at ``at`` (ms: the order is the test's)."""
     match = await store.create("high-card")
     await store.join(match.id, "P", seat, player=player_id)
-    await players.index(player_id, match.id, at)
+    await players.redis.zadd(players.matches_key(player_id, "active"), {match.id: at})  # as PlayerStore.join does
     return match.id
 
 
