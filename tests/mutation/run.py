@@ -124,7 +124,7 @@ MODULES: dict[str, tuple[list[str], list[str], list[str]]] = {
                   "tests/workers/test_jobs.py", "tests/fairness/test_randomness.py", "tests/live/test_tokens.py",
                   # the tests written against the module's survivors
                   "tests/api/test_mutants_schema_errors.py", "tests/api/test_mutants_schema_execution.py",
-                  "tests/api/test_mutants_schema_cost.py"]),
+                  "tests/api/test_mutants_schema_cost.py", "tests/api/test_mutants_schema_types.py"]),
     "live": (["service/store/live.py", "schema/live.py"], [],
              ["tests/live", "tests/store"]),
     # players, quick matches, ratings, match records and collections (issues 20, 21 and 22), in the store

@@ -1,0 +1,125 @@
+"""The GraphQL types generated from a game's JSON Schemas (schema/game_types.py): keys that are Python keywords,
+and the errors an operator reads when a game's schema leaves the supported subset; the cost limit's edge and
+its refusal of an anonymous operation (schema/cost.py); the websocket's allowed origins (schema/asgi.py).
+
+Written against the survivors of the mutation run of the ``schema`` module (tests/mutation/run.py): each test
+pins an answer or a message one of them changed. The game types are checked on a small game of this file's own,
+whose keys are the Python keywords the module docstring promises to serve unchanged."""
+
+import pytest
+import strawberry
+from strawberry.extensions import AddValidationRules
+from strawberry.scalars import JSON
+
+from schema.cost import max_cost_rule
+from schema.game_types import GameTypes, SchemaNotSupported, graphql_enum
+from service.engine import Catalogue, Game
+from tests.api.test_mutants_schema_cost import Query as PricedQuery
+from tests.hardening.test_limits import app_client
+
+#: every key _attr must rename on the Python side, each still the GraphQL field's name
+KEYWORDS = ["type", "from", "for", "in", "is", "not", "and", "or", "class", "def"]
+
+
+def keyword_game(view_properties=None, action_properties=None) -> Game:
+    view = view_properties or {key: {"type": "integer"} for key in KEYWORDS}
+    action = action_properties or {key: {"type": "integer"} for key in KEYWORDS if key != "type"}
+
+    class KeywordGame(Game):
+        id = "keywords"
+        title = "Keywords"
+
+    game = KeywordGame()
+    game.schema = {"options": {"type": "object", "properties": {}},
+                   "actions": {"move": {"type": "object", "required": ["type"],
+                                        "properties": {"type": {"const": "move"}, **action}}},
+                   "view": {"type": "object", "properties": view}}
+    return game
+
+
+def test_json_keys_that_are_python_keywords_are_fields_of_the_view_and_of_actions_under_their_own_names():
+    types = GameTypes(keyword_game())
+    view_type, action_input = types.view_type, types.action_input
+    view = {key: number for number, key in enumerate(KEYWORDS)}
+
+    def read_view() -> view_type:
+        return types.to_view(view)
+
+    def send(action: action_input) -> JSON:
+        return types.from_input(action)
+
+    @strawberry.type
+    class Query:
+        view: view_type = strawberry.field(resolver=read_view)
+        act: JSON = strawberry.field(resolver=send)
+
+    fields = " ".join(KEYWORDS)
+    arguments = ", ".join(f"{key}: {number}" for number, key in enumerate(KEYWORDS) if key != "type")
+    result = strawberry.Schema(query=Query).execute_sync(
+        f"{{ view {{ {fields} }} act(action: {{type: MOVE, {arguments}}}) }}")
+    assert result.errors is None
+    assert result.data["view"] == view
+    # the action reaches the game under its JSON keys, as REST would send it
+    assert result.data["act"] == {"type": "move", **{key: n for n, key in enumerate(KEYWORDS) if key != "type"}}
+
+
+def test_two_json_strings_with_one_enum_value_name_are_refused_naming_both():
+    with pytest.raises(SchemaNotSupported) as refused:
+        graphql_enum("Colour", ["dark-red", "dark_red"])
+    assert str(refused.value) == "Colour: 'dark_red' and 'dark-red' are both DARK_RED in GraphQL"
+
+
+def test_a_view_key_that_is_no_graphql_name_is_refused_naming_the_game_and_the_view():
+    with pytest.raises(SchemaNotSupported) as refused:
+        GameTypes(keyword_game(view_properties={"bad-key": {"type": "integer"}}))
+    assert str(refused.value) == "keywords: view: 'bad-key' is not a valid GraphQL name"
+
+
+def test_an_action_key_that_is_no_graphql_name_is_refused_naming_the_game_and_the_action():
+    with pytest.raises(SchemaNotSupported) as refused:
+        GameTypes(keyword_game(action_properties={"bad-key": {"type": "integer"}}))
+    assert str(refused.value) == "keywords: action move: 'bad-key' is not a valid GraphQL name"
+
+
+def test_an_object_inside_an_action_is_refused_naming_the_field():
+    # the action's output type could carry it; its input cannot, and an action must go back verbatim
+    spot = {"type": "object", "title": "Spot", "properties": {"x": {"type": "integer"}}}
+    with pytest.raises(SchemaNotSupported) as refused:
+        GameTypes(keyword_game(action_properties={"spot": spot}))
+    assert str(refused.value) == "keywords: KeywordsMoveAction.spot: objects inside actions are not supported"
+
+
+def test_a_catalogue_item_that_is_no_object_is_refused_naming_the_catalogue():
+    types = GameTypes(keyword_game())
+    stones = Catalogue("stones", {"title": "Stone", "type": "array", "items": {"type": "integer"}}, (), list)
+    with pytest.raises(SchemaNotSupported) as refused:
+        types.catalogue_type(stones)
+    assert str(refused.value) == "keywords: catalogue stones must be an object schema with properties"
+
+
+# -- the cost limit (docs/security.md: an operation costing more than the limit is refused) ---------------------
+
+LIMITED = strawberry.Schema(query=PricedQuery, extensions=[lambda: AddValidationRules([max_cost_rule(4)])])
+
+
+def test_an_operation_costing_exactly_the_limit_is_answered():
+    assert LIMITED.execute_sync("{ shelf { id } }").errors is None  # 1 + the default three of `first`
+
+
+def test_an_anonymous_operation_over_the_limit_is_refused_as_the_operation_pointing_at_it():
+    [error] = LIMITED.execute_sync("{ shelf(first: 4) { id } }").errors
+    assert error.message == ("the operation costs 5, more than the limit of 4: select fewer fields, or pass a "
+                             "smaller limit to lists (each list is counted as 10 items unless limited).")
+    assert [(location.line, location.column) for location in error.locations] == [(1, 1)]
+    assert error.extensions == {"code": "query_too_costly", "cost": 5, "max_cost": 4}
+
+
+# -- the websocket's origins (docs/security.md: configured origins may open it) ----------------------------------
+
+
+def test_a_page_of_a_configured_origin_may_open_the_graphql_websocket(settings, games):
+    with app_client(settings, games, cors_origins=("https://play.example",)) as client, \
+            client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"],
+                                     headers={"Origin": "https://play.example"}) as ws:
+        ws.send_json({"type": "connection_init", "payload": {}})
+        assert ws.receive_json()["type"] == "connection_ack"
