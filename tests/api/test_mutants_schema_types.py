@@ -123,3 +123,101 @@ def test_a_page_of_a_configured_origin_may_open_the_graphql_websocket(settings, 
                                      headers={"Origin": "https://play.example"}) as ws:
         ws.send_json({"type": "connection_init", "payload": {}})
         assert ws.receive_json()["type"] == "connection_ack"
+
+
+# -- GameTypes._object and GameTypes.__init__ (survivors of a later run of the schema module) ----------------------
+
+
+def serve_view(types: GameTypes, view: dict, selection: str) -> dict:
+    view_type = types.view_type
+
+    def read_view() -> view_type:
+        return types.to_view(view)
+
+    @strawberry.type
+    class Query:
+        view: view_type = strawberry.field(resolver=read_view)
+
+    result = strawberry.Schema(query=Query).execute_sync(f"{{ view {{ {selection} }} }}")
+    assert result.errors is None
+    return result.data["view"]
+
+
+def test_a_view_type_constant_is_served_as_its_json_string():
+    types = GameTypes(keyword_game(view_properties={"type": {"const": "board"}, "size": {"type": "integer"}}))
+    assert serve_view(types, {"type": "board", "size": 3}, "type size") == {"type": "board", "size": 3}
+
+
+def test_a_view_type_constant_stays_a_string_even_where_its_schema_also_lists_it_as_a_titled_enum():
+    # the discriminator of a view keeps its JSON spelling; a titled enum elsewhere would be SCREAMING_CASE
+    kind = {"const": "board", "enum": ["board"], "title": "Kind"}
+    types = GameTypes(keyword_game(view_properties={"type": kind, "size": {"type": "integer"}}))
+    assert serve_view(types, {"type": "board", "size": 3}, "type") == {"type": "board"}
+
+
+def test_a_nested_view_object_without_a_title_is_refused_naming_the_field():
+    spot = {"type": "object", "properties": {"x": {"type": "integer"}}}
+    with pytest.raises(SchemaNotSupported) as refused:
+        GameTypes(keyword_game(view_properties={"spot": spot}))
+    assert str(refused.value) == "keywords: KeywordsView.spot: nested objects need a title"
+
+
+def test_a_catalogue_item_object_without_properties_is_refused_naming_the_catalogue():
+    types = GameTypes(keyword_game())
+    stones = Catalogue("stones", {"title": "Stone", "type": "object"}, (), list)
+    with pytest.raises(SchemaNotSupported) as refused:
+        types.catalogue_type(stones)
+    assert str(refused.value) == "keywords: catalogue stones must be an object schema with properties"
+
+
+def test_a_catalogue_item_without_a_type_is_refused_naming_the_catalogue():
+    types = GameTypes(keyword_game())
+    stones = Catalogue("stones", {"title": "Stone", "properties": {"x": {"type": "integer"}}}, (), list)
+    with pytest.raises(SchemaNotSupported) as refused:
+        types.catalogue_type(stones)
+    assert str(refused.value) == "catalogue stones: a type is required"
+
+
+def two_action_game(move_properties: dict, pass_properties: dict) -> Game:
+    game = keyword_game(action_properties=move_properties)
+    game.schema["actions"]["pass"] = {"type": "object", "required": ["type"],
+                                      "properties": {"type": {"const": "pass"}, **pass_properties}}
+    return game
+
+
+@pytest.mark.parametrize("renamed", [{"type": "integer"}, {"type": "integer", "x-graphql-name": "cardIndex"}],
+                         ids=["both live", "both renamed"])
+def test_one_action_key_with_two_types_in_two_actions_is_refused_asking_for_a_graphql_name(renamed):
+    other = {**renamed, "type": "string"}
+    if "x-graphql-name" in other:
+        other["x-graphql-name"] = "cardName"
+    with pytest.raises(SchemaNotSupported) as refused:
+        GameTypes(two_action_game({"card": renamed}, {"card": other}))
+    assert str(refused.value) == ("keywords: action field 'card' has different types in different actions; "
+                                  "give one an 'x-graphql-name'")
+
+
+@pytest.mark.parametrize("renamed_in", ["move", "pass"])
+def test_a_kept_old_name_gives_way_to_a_live_field_of_another_type_in_the_action_input(renamed_in):
+    # whichever action comes first, `card` of the input is the live String and `cardIndex` the renamed Int
+    renamed, live = {"type": "integer", "x-graphql-name": "cardIndex"}, {"type": "string"}
+    first, second = (renamed, live) if renamed_in == "move" else (live, renamed)
+    types = GameTypes(two_action_game({"card": first}, {"card": second}))
+    action_input = types.action_input
+
+    def send(action: action_input) -> JSON:
+        return types.from_input(action)
+
+    @strawberry.type
+    class Query:
+        act: JSON = strawberry.field(resolver=send)
+
+    schema = strawberry.Schema(query=Query)
+    fields = schema.execute_sync('{ __type(name: "KeywordsActionInput") { inputFields(includeDeprecated: true) '
+                                 "{ name isDeprecated type { name } } } }")
+    assert fields.errors is None
+    assert {f["name"]: (f["type"]["name"], f["isDeprecated"]) for f in fields.data["__type"]["inputFields"]
+            if f["name"].startswith("card")} == {"card": ("String", False), "cardIndex": ("Int", False)}
+    result = schema.execute_sync('{ act(action: {type: PASS, card: "ace"}) }')
+    assert result.errors is None
+    assert result.data["act"] == {"type": "pass", "card": "ace"}
