@@ -13,16 +13,15 @@ import uuid
 import pytest
 import redis
 import uvicorn
-from starlette.testclient import TestClient
-
 from rq import SimpleWorker
 from rq.scheduler import RQScheduler
+from starlette.testclient import TestClient
 
 from service.app import create_app
 from service.logs import RequestIdJob  # as `grimoire worker` runs jobs
 from service.settings import Settings
-from service.store.embedded import EmbeddedRedis
-from service.store.embedded import free_port
+from service.store.collections import field
+from service.store.embedded import EmbeddedRedis, free_port
 from tests.support import app_games_for_tests
 from workers import runtime
 from workers.dispatch import _safe, queue_names
@@ -131,3 +130,35 @@ def cluster(tmp_path_factory):
     started = Cluster(tmp_path_factory.mktemp("cluster"))
     yield started
     started.stop()
+
+
+@pytest.fixture
+def own_redis(tmp_path):
+    """A redis-server of this test's own (persisting, so a restart on its port keeps every match)."""
+    servers = [EmbeddedRedis(tmp_path / "redis")]
+
+    def restart():
+        servers.append(EmbeddedRedis(tmp_path / "redis", port=servers[0].port))
+        servers[-1].restart = restart
+        return servers[-1]
+
+    servers[0].restart = restart
+    yield servers[0]
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture
+def grant(redis_url, key_prefix):
+    """``grant(player, stones={id: n}, cards={id: n})``: put items straight into a player's collection (what
+    opened sets or trades would have put there), for the tests that need a given collection."""
+    connection = redis.Redis.from_url(redis_url)
+
+    def put(player_id: str, stones: dict[str, int] = (), cards: dict[str, int] = ()) -> None:
+        key = f"{key_prefix}:p:{{{player_id}}}:coll:casting-stones"
+        for kind, items in (("stones", dict(stones)), ("cards", dict(cards))):
+            for item, count in items.items():
+                connection.hincrby(key, field(kind, item), count)
+
+    yield put
+    connection.close()

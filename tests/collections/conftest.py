@@ -62,21 +62,3 @@ async def give(collections, player_id: str, stones: dict[str, int] = (), cards: 
 async def new_store_player(collections, stem: str = "S") -> str:
     player, _token, _ = await collections.players.create(unique_name(stem))
     return player.id
-
-
-@pytest.fixture
-def grant(redis_url, key_prefix):
-    """``grant(player, stones={id: n}, cards={id: n})``: put items straight into a player's collection (what
-    opened sets or trades would have put there), for the tests that need a given collection."""
-    import redis as sync_redis
-
-    connection = sync_redis.Redis.from_url(redis_url)
-
-    def put(player_id: str, stones: dict[str, int] = (), cards: dict[str, int] = ()) -> None:
-        key = f"{key_prefix}:p:{{{player_id}}}:coll:casting-stones"
-        for kind, items in (("stones", dict(stones)), ("cards", dict(cards))):
-            for item, count in items.items():
-                connection.hincrby(key, field(kind, item), count)
-
-    yield put
-    connection.close()

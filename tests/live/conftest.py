@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pytest
+
 from service.store.embedded import free_port
 from tests.support.processes import wait_ready
 
@@ -71,21 +72,3 @@ class ThreadedServer:
         self.begin_shutdown()
         self.thread.join(timeout=20)
         assert not self.thread.is_alive(), "the server did not stop"
-
-
-@pytest.fixture
-def own_redis(tmp_path):
-    """A redis-server of this test's own (persisting, so a restart on its port keeps every match)."""
-    from service.store.embedded import EmbeddedRedis
-
-    servers = [EmbeddedRedis(tmp_path / "redis")]
-
-    def restart():
-        servers.append(EmbeddedRedis(tmp_path / "redis", port=servers[0].port))
-        servers[-1].restart = restart
-        return servers[-1]
-
-    servers[0].restart = restart
-    yield servers[0]
-    for server in servers:
-        server.stop()

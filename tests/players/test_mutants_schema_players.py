@@ -25,7 +25,6 @@ import httpx
 
 from service.app import create_app
 from service.store.live import STORE_DOWN_MESSAGE
-from tests.collections.conftest import grant  # noqa: F401  (a fixture: items put into a collection)
 from tests.collections.test_hands import HARRY, VOLDEMORT, owns
 from tests.collections.test_mutants_graphql_fields import (
     HAND,
@@ -37,7 +36,6 @@ from tests.collections.test_mutants_graphql_fields import (
     midnight_ms,
 )
 from tests.live.clients import subscription
-from tests.live.conftest import own_redis  # noqa: F401  (a fixture: a redis-server of the test's own)
 
 from .conftest import bearer, play_out
 from .test_graphql import gql
@@ -106,7 +104,7 @@ def test_ratings_after_a_rated_quick_match_on_me_and_on_the_profiles(client, new
 
 # -- collections, saved hands, trades ----------------------------------------------------------------------------
 
-def test_sets_collection_saved_hands_and_progress_field_by_field(client, new_player, grant):  # noqa: F811
+def test_sets_collection_saved_hands_and_progress_field_by_field(client, new_player, grant):
     (ann, ann_token), (bob, bob_token) = new_player(), new_player()
     auth = bearer(ann_token)
     open_set = f"""mutation Op($input: OpenSetInput!) {{ openSet(input: $input) {{ __typename
@@ -208,7 +206,7 @@ def test_sets_collection_saved_hands_and_progress_field_by_field(client, new_pla
         "HandNotFound", client.delete("/v1/players/me/hands/Second", headers=auth))
 
 
-def test_a_failed_trade_field_by_field(client, new_player, grant):  # noqa: F811
+def test_a_failed_trade_field_by_field(client, new_player, grant):
     """Every field of a trade, ``reason`` set: Bob offered Ann his one Fluffy, then gave it to Cat first."""
     (ann, ann_token), (bob, bob_token), (cat, cat_token) = new_player(), new_player(), new_player()
     grant(bob, {"fluffy": 1}, {"charms": 1})
@@ -506,7 +504,7 @@ def test_player_turns_lease_slow_consumer_and_shutdown(settings, games, client, 
     _off_the_main_thread(main)
 
 
-def test_player_turns_end_with_store_unavailable_when_the_store_is_down(settings, games, own_redis):  # noqa: F811
+def test_player_turns_end_with_store_unavailable_when_the_store_is_down(settings, games, own_redis):
     """Redis down when a stream opens: the stream's one message is StreamEnded ``store_unavailable``, in words that
     name no host."""
     app = create_app(dataclasses.replace(settings, redis_url=own_redis.url), games=games)
