@@ -1,0 +1,654 @@
+"""Live updates where the mutation run (tests/mutation/run.py, module ``live``) found them untested.
+
+The live path is built to survive its own faults: a message it cannot use marks the match stale and the
+log is read instead, a reader that fails reconnects and every follower re-reads. So a broken fast path
+still delivers every update, only through the log, and the stream tests kept passing. These tests hold
+the fast path to what service/store/live.py promises: a published update is cached and handed to the
+followers with no log read, a gap or an unreadable message (and only those) sends them to the log, the
+cache serves exactly the versions it holds. Behaviour only, against a real Redis; each test names the
+faults it stands against.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+
+import pytest
+import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+from schema import live as schema_live
+from service.store import MatchNotFound
+from service.store.errors import InvalidToken, TooManyStreams
+from service.store.live import (
+    STORE_DOWN_MESSAGE,
+    LiveUpdates,
+    StoreUnavailable,
+    StreamLimit,
+    _Channel,
+    _client_timeout,
+    guarded,
+    within,
+)
+from service.store.tokens import hash_token
+from tests.support.high_card import GAME
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+@pytest.fixture
+async def store(redis_url, key_prefix, request):
+    from service.store import MatchStore
+
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True, socket_timeout=5)
+    # compaction off: the log stays where the tests count its reads
+    yield MatchStore(client, {GAME.id: GAME}, prefix=f"{key_prefix}:{request.node.name}", compact_every=0)
+    await client.aclose()
+
+
+@pytest.fixture
+async def live(store):
+    updates = LiveUpdates(store, timeout=3)
+    await updates.start()
+    yield updates
+    await updates.stop()
+
+
+class LogReads:
+    """Counts the follower side's reads of a match's log (both ways it reads it)."""
+
+    def __init__(self, store, monkeypatch):
+        self.entries = self.newest = 0
+        log_entries, xrevrange = store.log_entries, store.redis.xrevrange
+
+        async def counted_entries(*args, **kwargs):
+            self.entries += 1
+            return await log_entries(*args, **kwargs)
+
+        async def counted_newest(*args, **kwargs):
+            self.newest += 1
+            return await xrevrange(*args, **kwargs)
+
+        monkeypatch.setattr(store, "log_entries", counted_entries)
+        monkeypatch.setattr(store.redis, "xrevrange", counted_newest)
+
+    @property
+    def total(self) -> int:
+        return self.entries + self.newest
+
+
+async def new_match(store) -> tuple[str, list[str]]:
+    match = await store.create(GAME.id, seed=3)
+    tokens = [(await store.join(match.id, f"P{seat}", seat))[2] for seat in (0, 1)]
+    return match.id, tokens
+
+
+async def play(store, match_id: str, tokens: list[str], actions: int) -> int:
+    """``actions`` accepted actions (the lowest card of the first seat to act); the last version."""
+    version = 0
+    for _ in range(actions):
+        match = await store.get(match_id)
+        seat = match.acting[0]
+        version = (await store.submit(match_id, tokens[seat], match.version, match.legal_actions(seat)[0])).version
+    return version
+
+
+def message(version: int, status: str = "active", **fields) -> str:
+    """A message as commit.lua publishes it."""
+    return json.dumps({"version": version, "seat": 0, "status": status, "to_act": [1], "at": 1000 + version,
+                       "action": {"type": "play", "card": version}, "events": [{"type": "played", "seat": 0}],
+                       "auto": None, "result": None, **fields})
+
+
+def channel_at(live: LiveUpdates, newest: int, *, stale: bool = False, match_id: str = "m1") -> _Channel:
+    """A channel whose cache holds versions 1..newest (as published)."""
+    channel = _Channel(match_id, live.store.channel(match_id))
+    channel.newest, channel.stale = 0, False
+    for version in range(1, newest + 1):
+        live._published(channel, message(version))
+    assert channel.newest == newest
+    channel.stale = stale
+    return channel
+
+
+async def until(condition, seconds: float = 5.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting"
+        await asyncio.sleep(0.01)
+
+
+def waiting(live: LiveUpdates, match_id: str) -> bool:
+    """Every follower of the match subscribed and asleep until woken."""
+    channel = live._channels.get(match_id)
+    return channel is not None and channel.ready.is_set() and bool(channel.followers) and \
+        all(f.waiter is not None for f in channel.followers)
+
+
+# -- the published update: cached when it is the next version, else the log is read ---------------------------
+
+
+async def test_the_next_published_version_is_cached_as_published(live):
+    """Against `newest <= 0` / `< 1` (the first action of a match sent to the log), `update = None`,
+    the update read with no match id, and the cache call dropped."""
+    channel = channel_at(live, 0)
+    live._published(channel, message(1))
+    live._published(channel, message(2, status="finished", to_act=[]))
+    assert (channel.stale, channel.newest, channel.finished) == (False, 2, 2)
+    first = channel.recent[1]
+    assert (first.match_id, first.version, first.seat, first.action, first.at) == ("m1", 1, 0,
+                                                                                   {"type": "play", "card": 1}, 1001)
+    assert channel.recent[2].status == "finished"
+
+
+async def test_a_gap_sends_the_followers_to_the_log_and_caches_nothing_past_it(live):
+    """Against a gap left trusted (`stale = None` or `False`) and the gap's update cached."""
+    channel = channel_at(live, 1)
+    live._published(channel, message(3))
+    assert channel.stale is True and channel.newest == 1 and 3 not in channel.recent
+
+
+async def test_a_version_seen_already_changes_nothing(live):
+    """Against `update.version >= channel.newest` (a repeated message taken for a gap)."""
+    channel = channel_at(live, 2)
+    live._published(channel, message(2))
+    live._published(channel, message(1))
+    assert channel.stale is False and channel.newest == 2 and list(channel.recent) == [1, 2]
+
+
+async def test_a_stale_channel_caches_nothing_until_the_log_is_read(live):
+    """Against `stale and newest < 0 or ...` (a stale cache extended) and `stale = None` / `False`."""
+    channel = channel_at(live, 1, stale=True)
+    live._published(channel, message(2))
+    assert channel.stale is True and 2 not in channel.recent and channel.newest == 1
+
+
+async def test_a_channel_never_read_caches_nothing(live):
+    """Against `newest < 0` dropped or inverted: a first message is no base for a cache."""
+    channel = _Channel("m1", live.store.channel("m1"))
+    live._published(channel, message(1))
+    assert channel.stale is True and channel.newest == -1 and not channel.recent
+
+
+async def test_an_older_process_bare_version_is_read_from_the_log_without_a_warning(live, caplog):
+    """Against `... or newest < 0 and not data.startswith(...)` and `startswith(None)`: a bare version number
+    (what an older release published) is expected, not an error."""
+    channel = channel_at(live, 1)
+    with caplog.at_level(logging.INFO, logger="grimoire.live"):
+        live._published(channel, "2")
+    assert channel.stale is True and 2 not in channel.recent
+    assert caplog.records == []
+
+
+@pytest.mark.parametrize("data", ['{"version": 2', '{"version": 2}', '{"version": "two", "seat": 0}'],
+                         ids=["not json", "fields missing", "not a number"])
+async def test_a_message_not_understood_is_logged_once_and_the_log_read(live, caplog, data):
+    """Against the warning's text, its channel and `stale = None` / `False` after it."""
+    channel = channel_at(live, 1)
+    with caplog.at_level(logging.INFO, logger="grimoire.live"):
+        live._published(channel, data)
+    assert channel.stale is True and channel.newest == 1
+    assert [r.getMessage() for r in caplog.records] == [
+        f"live updates: a message on {channel.name} is not an update; reading the log"]
+    assert caplog.records[0].levelno == logging.WARNING
+
+
+async def test_a_channel_names_its_match_whatever_the_prefix_holds(live):
+    """Against `index(None)`, `index("}")` from the start and the slice's bounds."""
+    assert live._match_of(live.store.channel("a1b2")) == "a1b2"
+    assert live._match_of("odd}prefix:m:{xyz}:events") == "xyz"
+
+
+async def test_published_updates_reach_a_follower_with_no_log_read(store, live, monkeypatch, caplog):
+    """The fast path end to end (commit.lua's message, the reader, the cache): a follower sends Redis nothing
+    per update. Against every fault above that only costs a log read, a reader that fails and reconnects on
+    each message, and updates handed on out of order."""
+    match_id, tokens = await new_match(store)
+    received = []
+
+    async def follow():
+        async with contextlib.aclosing(live.follow(match_id, 0, idle=60)) as updates:
+            async for update in updates:
+                if update is not None:
+                    received.append(update.version)
+
+    task = asyncio.create_task(follow())
+    await until(lambda: waiting(live, match_id))
+    reads = LogReads(store, monkeypatch)
+    with caplog.at_level(logging.INFO, logger="grimoire.live"):
+        last = await play(store, match_id, tokens, 6)
+        await asyncio.wait_for(task, 5)
+    assert received == list(range(1, last + 1)) and last == 6
+    assert reads.total == 0
+    assert caplog.records == []
+    assert match_id not in live._channels  # the last follower left with the finished match
+
+
+# -- the cache -----------------------------------------------------------------------------------------------
+
+
+async def test_the_cache_serves_exactly_the_versions_after_the_one_named(live):
+    """Against `_cached`'s bounds: `last + 1`, `newest <= last`, the page, the stale and unread channel."""
+    channel = channel_at(live, 5)
+    assert [u.version for u in live._cached(channel, 2)] == [3, 4, 5]
+    assert [u.version for u in live._cached(channel, 0)] == [1, 2, 3, 4, 5]
+    assert live._cached(channel, 5) == [] and live._cached(channel, 9) == []
+    live.page = 2
+    assert [u.version for u in live._cached(channel, 1)] == [2, 3]
+    channel.stale = True
+    assert live._cached(channel, 2) is None
+    unread = _Channel("m2", live.store.channel("m2"))
+    unread.stale = False
+    assert live._cached(unread, 0) is None
+
+
+async def test_the_cache_does_not_serve_versions_it_no_longer_holds(live):
+    """Against the cache trimmed from the wrong end, or past its size, or not at all."""
+    live.cache_size = 3
+    channel = channel_at(live, 5)
+    assert list(channel.recent) == [3, 4, 5]
+    assert live._cached(channel, 1) is None  # version 2 is gone: the log has it
+    assert [u.version for u in live._cached(channel, 2)] == [3, 4, 5]
+
+
+async def test_an_update_cached_twice_keeps_its_first_copy(live):
+    """Against `setdefault` turned into an overwrite (followers share the first copy's encodings) and
+    `newest` taken from the last update cached rather than the highest."""
+    channel = channel_at(live, 2)
+    first = channel.recent[1]
+    from service.store.archive import published_update
+
+    live._cache(channel, published_update("m1", json.loads(message(1))))
+    assert channel.recent[1] is first and channel.newest == 2 and channel.finished is None
+
+
+# -- reading the log ----------------------------------------------------------------------------------------
+
+
+async def test_a_first_read_takes_the_newest_of_the_log_then_only_what_follows(store, live, monkeypatch):
+    """Against `_refresh`: the first read (the newest `cache_size` entries, oldest first), a full page left
+    stale, later reads after `newest`, an empty log read as version 0."""
+    match_id, tokens = await new_match(store)
+    empty = _Channel(match_id, store.channel(match_id))
+    await live._refresh(empty)
+    assert (empty.newest, empty.stale, list(empty.recent)) == (0, False, [])
+    await play(store, match_id, tokens, 5)
+    live.cache_size = 3
+    channel = _Channel(match_id, store.channel(match_id))
+    reads = LogReads(store, monkeypatch)
+    await live._refresh(channel)
+    assert list(channel.recent) == [3, 4, 5] and channel.newest == 5
+    assert channel.stale is True  # a full page: there may be more (and the cache lacks 1 and 2 anyway)
+    assert (reads.newest, reads.entries) == (1, 0)
+    await live._refresh(channel)
+    assert (reads.newest, reads.entries) == (1, 1) and channel.stale is False and channel.newest == 5
+    await play(store, match_id, tokens, 1)
+    await live._refresh(channel)
+    assert list(channel.recent) == [4, 5, 6] and channel.finished == 6
+
+
+async def test_a_read_that_fails_leaves_the_channel_stale(store, live, monkeypatch):
+    """Against `stale = False` kept after a failed read: the next follower must read again."""
+    match_id, _ = await new_match(store)
+    channel = _Channel(match_id, store.channel(match_id))
+
+    async def down(*args, **kwargs):
+        raise RedisConnectionError("down")
+
+    monkeypatch.setattr(store.redis, "xrevrange", down)
+    with pytest.raises(RedisConnectionError):
+        await live._refresh(channel)
+    assert channel.stale is True and channel.newest == -1
+
+
+async def test_versions_older_than_the_cache_come_from_the_log(store, live, monkeypatch):
+    """Against `_after`: the refresh of a stale channel, the cache used when it covers the versions, and the
+    log read from `last` with the page as its limit when it does not."""
+    match_id, tokens = await new_match(store)
+    await play(store, match_id, tokens, 5)
+    live.cache_size, live.page = 2, 3
+    channel = _Channel(match_id, store.channel(match_id))
+    assert [u.version for u in await live._after(channel, 0)] == [1, 2, 3]
+    assert [u.version for u in await live._after(channel, 3)] == [4, 5]
+    reads = LogReads(store, monkeypatch)
+    channel.stale = False
+    assert [u.version for u in await live._after(channel, 3)] == [4, 5] and reads.total == 0
+    assert await live._after(channel, 5) == [] and reads.total == 0
+
+
+async def test_an_idle_check_reads_the_match_at_most_once_per_half_keepalive(store, live, monkeypatch):
+    """Against `_idle`: the half keep-alive, the check's time kept, the log marked for a read, an expired match
+    noticed (and a live one not taken for expired)."""
+    match_id, _ = await new_match(store)
+    channel = _Channel(match_id, store.channel(match_id))
+    channel.stale = False
+    checks = []
+    exists = store.redis.exists
+
+    async def counted(*keys):
+        checks.append(keys)
+        return await exists(*keys)
+
+    monkeypatch.setattr(store.redis, "exists", counted)
+    await live._idle(channel, 10)
+    assert checks == [(store.key(match_id),)] and channel.stale is True and channel.gone is False
+    channel.stale = False
+    await live._idle(channel, 10)  # within half the keep-alive: nothing
+    assert len(checks) == 1 and channel.stale is False
+    channel.checked -= 5.01
+    await store.redis.delete(store.key(match_id))
+    await live._idle(channel, 10)
+    assert len(checks) == 2 and channel.gone is True
+
+
+# -- following ----------------------------------------------------------------------------------------------
+
+
+async def test_following_a_match_that_does_not_exist_is_refused_by_name(live):
+    """Against the status read with the wrong key or fields, and the message."""
+    with pytest.raises(MatchNotFound) as refused:
+        async for _ in live.follow("nope"):
+            pass
+    assert refused.value.message == "There is no match 'nope' (it may have expired)."
+    assert live.followers == 0 and "nope" not in live._channels
+
+
+async def test_following_a_finished_match_after_its_end_yields_nothing(store, live):
+    """Against `int(version) <= after` (`<`), and a follower joined (and left waiting) for an ended match."""
+    match_id, tokens = await new_match(store)
+    last = await play(store, match_id, tokens, 6)
+    assert [u async for u in live.follow(match_id, last)] == []
+    assert [u.version async for u in live.follow(match_id, last - 2) if u is not None] == [last - 1, last]
+    assert live.followers == 0 and match_id not in live._channels
+
+
+async def test_a_follower_reads_its_current_version_itself_when_not_given(store, live):
+    """Against `current` ignored or read wrongly: a match at version 2 followed after 0."""
+    match_id, tokens = await new_match(store)
+    await play(store, match_id, tokens, 2)
+    updates = live.follow(match_id, 0, idle=60)
+    assert [(await anext(updates)).version, (await anext(updates)).version] == [1, 2]
+    await updates.aclose()
+    assert live.followers == 0
+
+
+async def test_a_seat_change_is_checked_then_announced_with_a_keepalive(store, live):
+    """Against the seat check skipped or its error swallowed, `seats_changed` never reset, and the
+    keep-alive not sent; the seat is checked once the subscription is confirmed too (a seat may have
+    been left before it)."""
+    match_id, _ = await new_match(store)
+    checked = []
+
+    async def check():
+        checked.append(time.monotonic())
+        if len(checked) == 3:
+            raise InvalidToken("revoked")
+
+    updates = live.follow(match_id, 0, idle=60, seat_check=check)
+    assert await asyncio.wait_for(anext(updates), 5) is None and len(checked) == 1  # subscribed
+    second = asyncio.ensure_future(anext(updates))
+    await until(lambda: waiting(live, match_id))
+    assert not second.done() and len(checked) == 1
+    await store.redis.publish(store.channel(match_id), "seat:1")
+    assert await asyncio.wait_for(second, 5) is None and len(checked) == 2
+    third = asyncio.ensure_future(anext(updates))
+    await until(lambda: waiting(live, match_id))
+    assert not third.done()
+    await store.redis.publish(store.channel(match_id), "seat:0")
+    with pytest.raises(InvalidToken):
+        await asyncio.wait_for(third, 5)
+    assert live.followers == 0
+
+
+async def test_an_idle_follower_gets_a_keepalive_each_idle_period(store, live):
+    """Against the ticker's keep-alive (`idle_at`, `idle`) lost or sent without waiting for it."""
+    match_id, _ = await new_match(store)
+    updates = live.follow(match_id, 0, idle=0.5)
+    assert await asyncio.wait_for(anext(updates), 5) is None  # subscribed
+    for _ in range(2):
+        started = time.monotonic()
+        assert await asyncio.wait_for(anext(updates), 5) is None
+        assert time.monotonic() - started >= 0.45  # a whole idle period, never early
+    await updates.aclose()
+
+
+async def test_a_follower_of_an_expired_match_ends_at_its_idle_check(store, live):
+    """Against `channel.gone` ignored: a follower of a match deleted under it waited forever."""
+    match_id, _ = await new_match(store)
+    seen = []
+
+    async def follow():
+        async for update in live.follow(match_id, 0, idle=0.4):
+            seen.append(update)
+
+    task = asyncio.create_task(follow())
+    await until(lambda: waiting(live, match_id))
+    await store.redis.delete(store.key(match_id))
+    await asyncio.wait_for(task, 5)
+    assert seen == [None, None]  # subscribed, then the idle check that found it gone
+
+
+async def test_followers_end_at_shutdown(store, live):
+    """Against `begin_shutdown` not waking them, or `closing` not ending their loop."""
+    match_id, _ = await new_match(store)
+    task = asyncio.create_task(_drain(live.follow(match_id, 0, idle=60)))
+    await until(lambda: waiting(live, match_id))
+    live.begin_shutdown()
+    assert await asyncio.wait_for(task, 5) == [None]  # subscribed, then nothing
+    assert live.followers == 0 and match_id not in live._channels
+
+
+async def _drain(updates) -> list:
+    return [u async for u in updates]
+
+
+async def test_the_last_follower_out_unsubscribes_the_match(store, live):
+    """Against `_leave` keeping the channel (or dropping it while a follower remains)."""
+    match_id, _ = await new_match(store)
+    one = asyncio.create_task(_drain(live.follow(match_id, 0, idle=60)))
+    two = asyncio.create_task(_drain(live.follow(match_id, 0, idle=60)))
+    await until(lambda: waiting(live, match_id) and live.followers == 2)
+    one.cancel()
+    await asyncio.gather(one, return_exceptions=True)
+    assert live.followers == 1 and match_id in live._channels
+    two.cancel()
+    await asyncio.gather(two, return_exceptions=True)
+    assert live.followers == 0 and match_id not in live._channels
+    channels = await store.redis.pubsub_channels(store.channel(match_id))
+    deadline = time.monotonic() + 5
+    while channels and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+        channels = await store.redis.pubsub_channels(store.channel(match_id))
+    assert channels == []
+
+
+async def test_live_updates_keep_their_documented_defaults(store):
+    """Against the cache size, page, ping interval and the client's socket timeout as the store timeout."""
+    updates = LiveUpdates(store)
+    assert (updates.cache_size, updates.page, updates.ping_interval, updates.timeout) == (256, 100, 1.0, 5.0)
+    assert LiveUpdates(store, timeout=0.5).timeout == 0.5
+
+
+async def test_the_store_timeout_is_the_clients_socket_timeout_else_five_seconds(redis_url):
+    """Against `_client_timeout`'s lookups and its default."""
+    from service.store import MatchStore
+
+    class Poolless:
+        pass
+
+    for kwargs, expected in (({"socket_timeout": 2.5}, 2.5), ({}, 5.0)):
+        client = aioredis.Redis.from_url(redis_url, **kwargs)
+        assert _client_timeout(MatchStore(client, {GAME.id: GAME})) == expected
+        await client.aclose()
+    store = MatchStore(aioredis.Redis.from_url(redis_url), {GAME.id: GAME})
+    store.redis = Poolless()
+    assert _client_timeout(store) == 5.0 and _client_timeout(store, 7.0) == 7.0
+
+
+# -- Redis not answering ------------------------------------------------------------------------------------
+
+
+async def test_a_call_that_fails_once_is_tried_again(caplog):
+    """Against `guarded` giving up at the first failure (a Redis restart fails each pooled connection once)."""
+    calls = []
+
+    async def flaky():
+        calls.append(1)
+        if len(calls) == 1:
+            raise RedisConnectionError("reset by peer")
+        return "ok"
+
+    with caplog.at_level(logging.INFO, logger="grimoire.live"):
+        assert await guarded(flaky, 2.0) == "ok"
+    assert len(calls) == 2 and caplog.records == []
+
+
+async def test_a_call_that_keeps_failing_ends_as_store_unavailable_without_its_text(caplog):
+    """Against the error passed on (its text names hosts), the deadline and the warning."""
+    calls = []
+
+    async def down():
+        calls.append(time.monotonic())
+        raise RedisConnectionError("Error 111 connecting to redis.internal:6379")
+
+    started = time.monotonic()
+    with caplog.at_level(logging.INFO, logger="grimoire.live"), pytest.raises(StoreUnavailable) as ended:
+        await guarded(down, 0.6)
+    assert ended.value.message == STORE_DOWN_MESSAGE and ended.value.code == "store_unavailable"
+    assert time.monotonic() - started >= 0.5 and len(calls) >= 3
+    assert [r.getMessage() for r in caplog.records] == [
+        "live updates: the store did not answer (ConnectionError)"]
+
+
+async def test_a_call_that_hangs_is_cut_at_the_deadline():
+    """Against `within` without its timeout."""
+    with pytest.raises(StoreUnavailable):
+        await guarded(lambda: asyncio.sleep(30), 0.4)
+    assert await within(asyncio.sleep(0, "done"), 1) == "done"
+    with pytest.raises(TimeoutError):
+        await within(asyncio.sleep(30), 0.1)
+
+
+# -- stream slots -------------------------------------------------------------------------------------------
+
+
+async def test_a_tokens_open_streams_are_counted_without_the_expired_ones(store):
+    """Against `open_count`'s key and bounds, and the key a token's slots live under."""
+    match_id, tokens = await new_match(store)
+    limit = StreamLimit(3)
+    assert limit.key(store, tokens[0]) == f"{store.key(match_id)}:streams:{hash_token(tokens[0])[:32]}"
+    first = await limit.acquire(store, [tokens[0]])
+    second = await limit.acquire(store, [tokens[0]])
+    assert await limit.open_count(store, tokens[0]) == 2 and await limit.open_count(store, tokens[1]) == 0
+    await first.release()
+    assert await limit.open_count(store, tokens[0]) == 1
+    # a lease past its expiry (a crashed process's) is not counted, though it is still in the set
+    await store.redis.zadd(limit.key(store, tokens[0]), {"crashed": int(time.time() * 1000) - 1})
+    assert await limit.open_count(store, tokens[0]) == 1
+    await second.release()
+    assert await limit.open_count(store, tokens[0]) == 0 and limit.held == set()
+
+
+async def test_the_slot_limit_refuses_the_next_stream_and_holds_nothing_for_it(store):
+    """Against the limit's comparison and a refused acquire keeping its other tokens' slots."""
+    match_id, tokens = await new_match(store)
+    limit = StreamLimit(1)
+    held = await limit.acquire(store, [tokens[0]])
+    with pytest.raises(TooManyStreams) as refused:
+        await limit.acquire(store, [tokens[1], tokens[0]])
+    assert refused.value.message == "A token may hold at most 1 open streams at once."
+    assert await limit.open_count(store, tokens[1]) == 0 and limit.held == {held}
+    await held.release()
+
+
+# -- the GraphQL side (schema/live.py) ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("params", "expected"), [
+    (None, (None, [])),
+    ({}, (None, [])),
+    ({"token": "gt.a"}, ("gt.a", [])),
+    ({"token": ""}, (None, [])),
+    ({"authorization": "Bearer gt.b"}, ("gt.b", [])),
+    ({"Authorization": "Bearer gt.c"}, ("gt.c", [])),
+    ({"authorization": 7}, ("", [])),
+    ({"token": "gt.a", "authorization": "Bearer gt.b"}, ("gt.a", [])),
+    ({"tokens": ["gt.a", "gt.b"]}, (None, ["gt.a", "gt.b"])),
+    ({"tokens": "gt.a"}, (None, ["gt.a"])),
+], ids=["no params", "empty", "token", "empty token", "authorization", "Authorization", "authorization not text",
+        "token first", "tokens", "one token not in a list"])
+def test_a_connection_presents_its_token_and_its_list_of_tokens(params, expected):
+    """Against `_presented`'s keys, its empty-token rule and its wrapping of a single listed token."""
+    assert schema_live._presented({"connection_params": params}) == expected
+
+
+def test_a_connections_tokens_are_all_it_presented_up_to_a_hundred():
+    """Against `connection_tokens`' order, its cap and its refusals."""
+    tokens = [f"gt.{i}" for i in range(120)]
+    assert schema_live.connection_tokens({"connection_params": {"token": "gt.x", "tokens": tokens[:2]}}) == \
+        ["gt.x", "gt.0", "gt.1"]
+    assert schema_live.connection_tokens({"connection_params": {"tokens": tokens}}) == tokens[:100]
+    assert schema_live.connection_tokens({"connection_params": {}}) == []
+    for params in ({"tokens": ["gt.a", 5]}, {"tokens": [""]}, {"authorization": 7}):
+        with pytest.raises(InvalidToken) as refused:
+            schema_live.connection_tokens({"connection_params": params})
+        assert refused.value.message == "A token in the connection_init payload is not a seat token."
+
+
+def test_a_matchs_token_is_the_single_one_else_the_listed_one_of_that_match():
+    """Against `match_token`'s precedence, its search of the list and its three refusals."""
+    ours, theirs = "gt.aaaa.x", "gt.bbbb.y"
+    from service.store.tokens import token_match
+
+    context = {"connection_params": {"tokens": [theirs, ours]}}
+    assert schema_live.match_token(context, token_match(ours)) == ours
+    assert schema_live.match_token({"connection_params": {"token": theirs, "tokens": [ours]}},
+                                   token_match(ours)) == theirs
+    assert schema_live.match_token({"connection_params": {}}, "m") is None
+    refusals = [({"token": 5}, "The connection's token is not a seat token."),
+                ({"tokens": [ours, 5]}, "A token in the connection_init payload is not a seat token."),
+                ({"tokens": [theirs]}, "None of the connection's tokens holds a seat in this match.")]
+    for params, text in refusals:
+        with pytest.raises(InvalidToken) as refused:
+            schema_live.match_token({"connection_params": params}, token_match(ours))
+        assert refused.value.message == text
+
+
+def test_a_subscription_ends_with_its_reason_and_a_message_for_it():
+    """Against `ended`'s messages and its fallback to the reason."""
+    assert schema_live.ended("finished").message == "The match is over."
+    assert schema_live.ended("shutdown").message.startswith("This server is shutting down")
+    assert (schema_live.ended("store_unavailable", "gone").reason,
+            schema_live.ended("store_unavailable", "gone").message) == ("store_unavailable", "gone")
+    assert schema_live.ended("odd").message == "odd"
+
+
+async def test_a_slow_consumer_is_closed_with_its_code_and_a_failing_close_is_swallowed():
+    """Against `_Watched.expire`: the close code 4008 and its reason, the task kept, a close that fails."""
+    closed = []
+
+    class Socket:
+        def __init__(self, fails: bool):
+            self.fails = fails
+
+        async def close(self, code: int, reason: str) -> None:
+            closed.append((code, reason))
+            if self.fails:
+                raise RuntimeError("already closed")
+
+    for fails in (False, True):
+        watched = schema_live._Watched(Socket(fails), 1.0)
+        watched.expire()
+        assert isinstance(watched.closing, asyncio.Task)
+        await watched.closing
+        assert watched.closing.exception() is None
+    assert closed == [(schema_live.SLOW_CONSUMER, "slow consumer")] * 2 and schema_live.SLOW_CONSUMER == 4008
