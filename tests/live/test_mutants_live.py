@@ -560,7 +560,7 @@ async def test_a_tokens_open_streams_are_counted_without_the_expired_ones(store)
 
 async def test_the_slot_limit_refuses_the_next_stream_and_holds_nothing_for_it(store):
     """Against the limit's comparison and a refused acquire keeping its other tokens' slots."""
-    match_id, tokens = await new_match(store)
+    _, tokens = await new_match(store)
     limit = StreamLimit(1)
     held = await limit.acquire(store, [tokens[0]])
     with pytest.raises(TooManyStreams) as refused:
