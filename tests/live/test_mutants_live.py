@@ -32,6 +32,7 @@ from service.store.live import (
     _Channel,
     _client_timeout,
     guarded,
+    turns,
     within,
 )
 from service.store.tokens import hash_token
@@ -652,3 +653,159 @@ async def test_a_slow_consumer_is_closed_with_its_code_and_a_failing_close_is_sw
         await watched.closing
         assert watched.closing.exception() is None
     assert closed == [(schema_live.SLOW_CONSUMER, "slow consumer")] * 2 and schema_live.SLOW_CONSUMER == 4008
+
+
+# -- turn notices (service/store/live.py, `turns`) ----------------------------------------------------------
+
+
+def notice(match_id: str, seat: int, version: int, to_act: list[int], status: str = "active") -> dict:
+    return {"match_id": match_id, "seat": seat, "version": version, "status": status, "to_act": to_act,
+            "your_turn": seat in to_act}
+
+
+async def next_notice(stream, seconds: float = 5.0):
+    return await asyncio.wait_for(anext(stream), seconds)
+
+
+async def test_a_seat_is_told_when_its_turn_comes_and_not_when_another_seat_moves(store, live):
+    """Against `turns`' first notice (a seat to act is told at once), the notice's fields, and a notice for
+    an update that does not wait on the seat."""
+    match_id, tokens = await new_match(store)
+    stream = live_turns(live, [(match_id, 0)])
+    assert await next_notice(stream) == notice(match_id, 0, 0, [0, 1])
+    await play(store, match_id, tokens, 1)  # seat 0 plays: the match waits on seat 1 only
+    pending = asyncio.ensure_future(next_notice(stream))
+    await asyncio.sleep(0.3)
+    assert not pending.done()
+    await play(store, match_id, tokens, 1)  # seat 1 plays: a new round, both seats to act
+    assert await pending == notice(match_id, 0, 2, [0, 1])
+    await stream.aclose()
+
+
+def live_turns(live: LiveUpdates, seats, **kwargs):
+    return turns(live, seats, **{"idle": 60, **kwargs})
+
+
+async def test_a_seat_not_to_act_hears_nothing_until_its_turn(store, live):
+    """Against the first notice sent whatever the seat (`seat in acting` or `announce` dropped)."""
+    match_id, tokens = await new_match(store)
+    await play(store, match_id, tokens, 1)  # seat 0 has played this round
+    stream = live_turns(live, [(match_id, 0)])
+    pending = asyncio.ensure_future(next_notice(stream))
+    await asyncio.sleep(0.3)
+    assert not pending.done()
+    await play(store, match_id, tokens, 1)
+    assert await pending == notice(match_id, 0, 2, [0, 1])
+    await stream.aclose()
+
+
+async def test_the_end_of_a_match_is_told_to_every_seat_and_the_stream_then_ends(store, live):
+    """Against the finished notice (its status, an empty `to_act`), the watch ending with the match, and the
+    stream ending once every match it follows has ended."""
+    match_id, tokens = await new_match(store)
+    await play(store, match_id, tokens, 4)
+    stream = live_turns(live, [(match_id, 1)], idle=0.3)
+    assert await next_notice(stream) == notice(match_id, 1, 4, [0, 1])
+    await play(store, match_id, tokens, 2)
+    assert await next_notice(stream) == notice(match_id, 1, 5, [1])  # every update that waits on the seat
+    assert await next_notice(stream) == notice(match_id, 1, 6, [], status="finished")
+    with pytest.raises(StopAsyncIteration):
+        await next_notice(stream)
+
+
+async def test_a_finished_match_is_told_once_at_once(store, live):
+    """Against a finished match followed (its watch never ends) or not told."""
+    match_id, tokens = await new_match(store)
+    await play(store, match_id, tokens, 6)
+    stream = live_turns(live, [(match_id, 0)], idle=0.3)
+    assert await next_notice(stream) == notice(match_id, 0, 6, [], status="finished")
+    with pytest.raises(StopAsyncIteration):
+        await next_notice(stream)
+    assert live.followers == 0
+
+
+async def test_a_match_that_does_not_exist_gives_no_notice(store, live):
+    """Against `status is None` not ending the watch (json.loads of nothing)."""
+    stream = live_turns(live, [("gone", 0)], idle=0.3)
+    with pytest.raises(StopAsyncIteration):
+        await next_notice(stream)
+
+
+async def test_a_waiting_match_tells_its_seat_when_the_last_seat_is_taken(store, live):
+    """Against the seat-taken path: the status read again, `started`, and the notice at version 0."""
+    match = await store.create(GAME.id, seed=3)
+    await store.join(match.id, "P0", 0)
+    stream = live_turns(live, [(match.id, 0)])
+    pending = asyncio.ensure_future(next_notice(stream))
+    await asyncio.sleep(0.3)
+    assert not pending.done()
+    await store.join(match.id, "P1", 1)
+    assert await pending == notice(match.id, 0, 0, [0, 1])
+    await stream.aclose()
+
+
+async def test_an_idle_turn_stream_sends_keepalives(store, live):
+    """Against the keep-alive (`None`) of a quiet stream, and the stream ending while a match still runs."""
+    match_id, tokens = await new_match(store)
+    await play(store, match_id, tokens, 1)
+    stream = live_turns(live, [(match_id, 0)], idle=0.3)
+    assert await next_notice(stream) is None
+    assert await next_notice(stream) is None
+    await stream.aclose()
+    assert live.followers == 0
+
+
+async def test_a_revoked_seat_ends_the_turn_stream_with_its_error(store, live):
+    """Against a seat check's error swallowed by the watch or the stream."""
+    match_id, tokens = await new_match(store)
+    await play(store, match_id, tokens, 1)
+
+    async def revoked():
+        raise InvalidToken("revoked")
+
+    stream = live_turns(live, [(match_id, 0)], seat_checks={(match_id, 0): revoked})
+    with pytest.raises(InvalidToken):
+        await next_notice(stream)
+
+
+async def test_a_turn_stream_ends_at_shutdown(store, live):
+    """Against the shutdown marker not waking the stream (it waited a whole keep-alive)."""
+    match_id, tokens = await new_match(store)
+    await play(store, match_id, tokens, 1)
+    stream = live_turns(live, [(match_id, 0)])
+    pending = asyncio.ensure_future(next_notice(stream))
+    await until(lambda: waiting(live, match_id))
+    live.begin_shutdown()
+    with pytest.raises(StopAsyncIteration):
+        await asyncio.wait_for(pending, 2)
+
+
+async def test_a_players_stream_follows_each_match_it_discovers_with_a_first_notice(store, live):
+    """Against `discover`: asked every `rescan`, each new pair followed once with an announcement (its turn
+    or not), its seat check taken from `check`, and a player's stream running on with nothing followed."""
+    one, _ = await new_match(store)
+    two, two_tokens = await new_match(store)
+    await play(store, two, two_tokens, 1)  # seat 0 of two has played: not its turn
+    found: list[list[tuple[str, int]]] = [[], [(one, 0)], [(one, 0), (two, 0)]]
+    asked, checked = [], []
+
+    async def discover():
+        asked.append(time.monotonic())
+        return found[min(len(asked) - 1, 2)]
+
+    def check(match_id):
+        async def seat_check():
+            checked.append(match_id)
+        return seat_check
+
+    stream = live_turns(live, [], discover=discover, check=check, rescan=0.2, idle=60)
+    assert await next_notice(stream) == notice(one, 0, 0, [0, 1])
+    assert await next_notice(stream) == notice(two, 0, 1, [1])  # announced, though not its turn
+    pending = asyncio.ensure_future(next_notice(stream))
+    await asyncio.sleep(0.5)  # asked again and again while it waits; nothing followed twice
+    assert not pending.done() and len(asked) >= 4 and live.followers == 2
+    assert sorted(checked) == sorted([one, two])  # each seat checked once subscribed, with its match's check
+    await play(store, two, two_tokens, 1)
+    assert await pending == notice(two, 0, 2, [0, 1])
+    await stream.aclose()
+    assert live.followers == 0
