@@ -809,3 +809,168 @@ async def test_a_players_stream_follows_each_match_it_discovers_with_a_first_not
     assert await pending == notice(two, 0, 2, [0, 1])
     await stream.aclose()
     assert live.followers == 0
+
+
+# -- a subscription's items (schema/live.py: match_updates, turn_notices) -----------------------------------
+
+
+def subscription_context(store, live: LiveUpdates, params: dict | None = None, *, limit: int = 2,
+                         keepalive: float = 60.0) -> dict:
+    """What strawberry hands a subscription: the store, the websocket (whose app holds the live updates, the
+    stream limit and the settings) and the connection_init payload."""
+    from types import SimpleNamespace
+
+    from service.settings import Settings
+
+    settings = Settings(stream_keepalive=keepalive, stream_send_timeout=5.0)
+    state = SimpleNamespace(live=live, stream_limit=StreamLimit(limit), settings=settings)
+    return {"store": store, "request": SimpleNamespace(app=SimpleNamespace(state=state)),
+            "connection_params": params}
+
+
+def described(item) -> tuple:
+    """An item as (kind, what it carries in short)."""
+    kind, value = item[0], item[1]
+    if kind == "update":
+        return kind, value.version, item[2]
+    if kind == "end":
+        return kind, value.reason, value.message
+    if kind == "problem":
+        return kind, type(value).__name__, value.message
+    return kind, value
+
+
+async def test_a_seat_follows_its_match_from_after_holding_one_slot(store, live):
+    """Against match_updates' items (each update with the seat and game it is shown for) and `after` read
+    wrongly; the seat's stream holds one slot while it runs."""
+    match_id, tokens = await new_match(store)
+    await play(store, match_id, tokens, 4)
+    context = subscription_context(store, live, {"token": tokens[1]})
+    limit = context["request"].app.state.stream_limit
+    items = schema_live.match_updates(context, match_id, 2)
+    assert described(await anext(items)) == ("update", 3, (1, GAME.id))
+    assert described(await anext(items)) == ("update", 4, (1, GAME.id))
+    assert await limit.open_count(store, tokens[1]) == 1 and len(limit.held) == 1
+    await items.aclose()
+    assert await limit.open_count(store, tokens[1]) == 0 and limit.held == set()
+
+
+async def test_a_subscription_ends_finished_after_the_last_update_and_gives_its_slot_back(store, live):
+    """Against the `end` item's reason, the lease released in the `finally`, and a negative `after`."""
+    match_id, tokens = await new_match(store)
+    context = subscription_context(store, live, {"token": tokens[0]})
+    limit = context["request"].app.state.stream_limit
+    items = schema_live.match_updates(context, match_id, -5)
+    collected = asyncio.create_task(_drain(items))
+    await until(lambda: waiting(live, match_id))
+    await play(store, match_id, tokens, 6)
+    got = [described(i) for i in await asyncio.wait_for(collected, 5) if i[0] != "update" or i[1] is not None]
+    assert got == [("update", v, (0, GAME.id)) for v in range(1, 7)] + [("end", "finished", "The match is over.")]
+    assert await limit.open_count(store, tokens[0]) == 0 and limit.held == set()
+
+
+async def test_a_spectator_follows_with_no_seat_and_holds_no_slot(store, live):
+    """Against a spectator's stream given a seat, or a slot."""
+    match_id, tokens = await new_match(store)
+    await play(store, match_id, tokens, 1)
+    context = subscription_context(store, live, None)
+    items = schema_live.match_updates(context, match_id, 0)
+    assert described(await anext(items)) == ("update", 1, (None, GAME.id))
+    assert context["request"].app.state.stream_limit.held == set()
+    await items.aclose()
+
+
+@pytest.mark.parametrize("case", ["another match's token", "not a token", "no such match", "no slot left"])
+async def test_a_subscription_refused_yields_only_its_problem(store, live, case):
+    """Against match_updates' refusals: the token, the match, the stream limit (one problem item, nothing held)."""
+    match_id, tokens = await new_match(store)
+    _, other_tokens = await new_match(store)
+    params, target = {"token": tokens[0]}, match_id
+    context = subscription_context(store, live, params, limit=1)
+    if case == "another match's token":
+        params["token"] = other_tokens[0]
+    elif case == "not a token":
+        params["token"] = "not-a-token"
+    elif case == "no such match":
+        target = "nosuchmatch"
+    else:
+        await context["request"].app.state.stream_limit.acquire(store, [tokens[0]])
+    items = [described(i) async for i in schema_live.match_updates(context, target, 0)]
+    expected = {"another match's token": "InvalidToken", "not a token": "InvalidToken",
+                "no such match": "MatchNotFound", "no slot left": "TooManyStreams"}[case]
+    assert [(kind, name) for kind, name, _ in items] == [("problem", expected)]
+    assert live.followers == 0
+
+
+async def test_a_subscription_opened_while_the_store_is_down_ends_store_unavailable(store, live, monkeypatch):
+    """Against the outage at the start taken for a refusal (a problem) or let through."""
+    match_id, tokens = await new_match(store)
+    live.timeout = 0.3
+
+    async def down(*args, **kwargs):
+        raise RedisConnectionError("down")
+
+    monkeypatch.setattr(store, "read_as", down)
+    for items in (schema_live.match_updates(subscription_context(store, live, {"token": tokens[0]}), match_id, 0),
+                  schema_live.turn_notices(subscription_context(store, live, {"tokens": [tokens[0]]}))):
+        assert [described(i) async for i in items] == [("end", "store_unavailable", STORE_DOWN_MESSAGE)]
+
+
+async def test_a_seat_revoked_mid_subscription_ends_it_with_that_reason(store, live):
+    """Against a StoreError during the stream ending it as `finished`, or escaping; keep-alives are not items."""
+    match_id, tokens = await new_match(store)
+    context = subscription_context(store, live, {"token": tokens[0]})
+    task = asyncio.create_task(_drain(schema_live.match_updates(context, match_id, 0)))
+    await until(lambda: waiting(live, match_id))
+    await store.leave(match_id, tokens[0])
+    assert [described(i) for i in await asyncio.wait_for(task, 5)] == [
+        ("end", "invalid_token", "This token does not hold a seat in this match.")]
+    assert await context["request"].app.state.stream_limit.open_count(store, tokens[0]) == 0
+
+
+async def test_a_subscription_ends_shutdown_when_the_server_stops(store, live):
+    """Against the shutdown taken for the end of the match."""
+    match_id, tokens = await new_match(store)
+    items = schema_live.match_updates(subscription_context(store, live, {"token": tokens[0]}), match_id, 0)
+    task = asyncio.create_task(_drain(items))
+    await until(lambda: waiting(live, match_id))
+    live.begin_shutdown()
+    got = [described(i) for i in await asyncio.wait_for(task, 5)]
+    assert got[-1] == ("end", "shutdown",
+                       "This server is shutting down: subscribe again (another server answers) with `after`.")
+    turns_task = asyncio.create_task(_drain(schema_live.turn_notices(
+        subscription_context(store, live, {"tokens": [tokens[1]]}))))
+    assert [described(i) for i in await asyncio.wait_for(turns_task, 5)][-1][:2] == ("end", "shutdown")
+
+
+async def test_turn_notices_of_a_connections_tokens_end_finished(store, live):
+    """Against turn_notices' items (each notice, the last `end`) and its slots kept after the end."""
+    match_id, tokens = await new_match(store)
+    context = subscription_context(store, live, {"tokens": [tokens[0]]}, keepalive=0.3)
+    task = asyncio.create_task(_drain(schema_live.turn_notices(context)))
+    await until(lambda: waiting(live, match_id))
+    await play(store, match_id, tokens, 6)
+    got = [described(i) for i in await asyncio.wait_for(task, 5) if i[1] is not None]
+    assert got[0] == ("notice", notice(match_id, 0, 0, [0, 1]))
+    assert got[-2:] == [("notice", notice(match_id, 0, 6, [], status="finished")),
+                        ("end", "finished", "The match is over.")]
+    assert await context["request"].app.state.stream_limit.open_count(store, tokens[0]) == 0
+
+
+@pytest.mark.parametrize(("params", "problem"), [
+    ({}, ("TokenRequired", 'Send your seat tokens in the connection_init payload: {"tokens": [...]}.')),
+    ({"tokens": ["gt.nope"]}, ("InvalidToken", "A listed token is not a seat token.")),
+    ({"tokens": [5]}, ("InvalidToken", "A token in the connection_init payload is not a seat token.")),
+], ids=["no tokens", "not shaped as a token", "not a string"])
+async def test_turn_notices_refuse_a_connection_without_usable_tokens(store, live, params, problem):
+    """Against turn_notices' refusals and their messages."""
+    items = [described(i) async for i in schema_live.turn_notices(subscription_context(store, live, params))]
+    assert items == [("problem", *problem)]
+
+
+async def test_turn_notices_refuse_a_token_of_no_seat(store, live):
+    """Against a token of no seat followed as a spectator's."""
+    match_id, _ = await new_match(store)
+    fake = f"gt.{match_id}.{'x' * 43}"
+    items = [described(i) async for i in schema_live.turn_notices(subscription_context(store, live, {"tokens": [fake]}))]
+    assert [(kind, name) for kind, name, _ in items] == [("problem", "InvalidToken")]
