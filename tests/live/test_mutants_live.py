@@ -974,3 +974,182 @@ async def test_turn_notices_refuse_a_token_of_no_seat(store, live):
     fake = f"gt.{match_id}.{'x' * 43}"
     items = [described(i) async for i in schema_live.turn_notices(subscription_context(store, live, {"tokens": [fake]}))]
     assert [(kind, name) for kind, name, _ in items] == [("problem", "InvalidToken")]
+
+
+# -- slots given back, kept alive, and given back late --------------------------------------------------------
+
+
+class Outage:
+    """The store's pipelines fail (a Redis that is down, as the lease sees it) until ``up()``."""
+
+    def __init__(self, store, monkeypatch):
+        self.down, self.failures = True, 0
+        pipeline = store.redis.pipeline
+
+        def failing(*args, **kwargs):
+            if self.down:
+                self.failures += 1
+                raise RedisConnectionError("Error 111 connecting to redis.internal:6379")
+            return pipeline(*args, **kwargs)
+
+        monkeypatch.setattr(store.redis, "pipeline", failing)
+
+    def up(self) -> None:
+        self.down = False
+
+
+async def test_a_release_that_meets_an_outage_finishes_once_redis_answers_again(store, monkeypatch):
+    """Against `_release_later`: its retries (the wait between them, the deadline), the ZREM of this lease's
+    member of each key, the outage of one retry swallowed, and the lease dropped from `held` at the end."""
+    _, tokens = await new_match(store)
+    limit = StreamLimit(2)
+    lease = await limit.acquire(store, [tokens[0], tokens[1]])
+    other = await limit.acquire(store, [tokens[0]])
+    keys = [limit.key(store, tokens[0]), limit.key(store, tokens[1])]
+    outage = Outage(store, monkeypatch)
+    await lease.release()  # gives up after guarded's 2 s and leaves the rest to a task
+    assert lease._later is not None and not lease._later.done() and lease in limit.held
+    failures = outage.failures
+    await until(lambda: outage.failures > failures, 3)  # the task's first try, 0.5 s on, fails too
+    await asyncio.sleep(2.2)  # that try's own 2 s run out (swallowed), then the next wait begins
+    assert not lease._later.done()
+    outage.up()
+    await asyncio.wait_for(lease._later, 3)
+    assert lease._later.exception() is None and limit.held == {other}
+    assert [await store.redis.zscore(key, lease.id) for key in keys] == [None, None]
+    assert await store.redis.zscore(keys[0], other.id) is not None  # another stream's slot stays
+    await other.release()
+
+
+async def test_a_release_gives_up_when_its_lease_has_expired_by_itself(store, monkeypatch):
+    """Against `_release_later` retrying past the lease's ttl, or failing instead of ending quietly."""
+    _, tokens = await new_match(store)
+    limit = StreamLimit(1, ttl=1.0)
+    lease = await limit.acquire(store, [tokens[0]], keepalive=0.2)
+    assert lease.ttl == 1.0
+    Outage(store, monkeypatch)
+    await lease.release()
+    started = time.monotonic()
+    await asyncio.wait_for(lease._later, 6)
+    assert lease._later.exception() is None and limit.held == set()
+    assert time.monotonic() - started < 4  # one try (0.5 s wait + 2 s), then the ttl has passed
+
+
+async def test_a_lease_is_renewed_once_a_third_of_its_ttl_has_passed(store):
+    """Against `renew`: its third of the ttl, the new expiry of the member and of the key, and a lease with
+    no slot (a spectator's) renewed at all."""
+    _, tokens = await new_match(store)
+    limit = StreamLimit(1, ttl=3.0)
+    lease = await limit.acquire(store, [tokens[0]], keepalive=0.5)
+    key = limit.key(store, tokens[0])
+    first = await store.redis.zscore(key, lease.id)
+    await lease.renew()  # too soon: nothing sent
+    assert await store.redis.zscore(key, lease.id) == first
+    await asyncio.sleep(0.05)
+    lease.renewed -= 1.01
+    await lease.renew()
+    renewed = await store.redis.zscore(key, lease.id)
+    assert renewed > first and abs(renewed - (time.time() * 1000 + 3000)) < 500
+    assert 2500 < await store.redis.pttl(key) <= 3000  # the key lives as long as its newest lease
+    spectator = await limit.acquire(store, [], keepalive=0.5)
+    spectator.renewed -= 10
+    await spectator.renew()
+    assert spectator.keys == [] and spectator not in limit.held
+    await lease.release()
+
+
+async def test_a_lease_takes_one_slot_per_token_for_its_ttl(store):
+    """Against `acquire`: a token listed twice counted once, the ticket holders' keys, the ttl (at least three
+    keep-alives), the member's expiry and a limit of 0 holding nothing."""
+    match_id, tokens = await new_match(store)
+    limit = StreamLimit(1, ttl=2.0)
+    lease = await limit.acquire(store, [tokens[0], tokens[0]], keepalive=5.0)
+    assert lease.ttl == 15.0 and lease.keys == [limit.key(store, tokens[0])] and limit.held == {lease}
+    expiry = await store.redis.zscore(lease.keys[0], lease.id)
+    assert abs(expiry - (time.time() + 15.0) * 1000) < 500
+    await lease.release()
+    hashed = await limit.acquire(store, [], hashed=((match_id, hash_token(tokens[1])),))
+    assert hashed.keys == [limit.key(store, tokens[1])]
+    with pytest.raises(TooManyStreams):
+        await limit.acquire(store, [tokens[1]])
+    await hashed.release()
+    free = StreamLimit(0)
+    unlimited = await free.acquire(store, [tokens[0]])
+    assert unlimited.keys == [] and free.held == set()
+
+
+# -- slow consumers and lost connections -------------------------------------------------------------------
+
+
+class SlowSocket:
+    """The websocket of a subscription whose client stopped reading."""
+
+    def __init__(self):
+        self.closed: list[tuple[int, str]] = []
+
+    async def close(self, code: int, reason: str) -> None:
+        self.closed.append((code, reason))
+
+
+@pytest.mark.parametrize("kind", ["match_updates", "turn_notices"])
+async def test_a_subscriber_that_stops_taking_items_is_closed_as_a_slow_consumer(store, live, kind):
+    """Against the send watch of both subscriptions: the mark (its websocket, its timeout, its `since`) added,
+    set while an item waits, and discarded when the subscription ends."""
+    from service.rest.streams import SendWatch
+
+    match_id, tokens = await new_match(store)
+    await play(store, match_id, tokens, 1)
+    params = {"token": tokens[1]} if kind == "match_updates" else {"tokens": [tokens[1]]}
+    context = subscription_context(store, live, params)
+    context["request"].app.state.settings = context["request"].app.state.settings.__class__(
+        stream_keepalive=60.0, stream_send_timeout=0.3)
+    socket = SlowSocket()
+    context["request"].close = socket.close
+    items = schema_live.match_updates(context, match_id, 0) if kind == "match_updates" \
+        else schema_live.turn_notices(context)
+    await anext(items)  # an item handed over, and not taken for a second
+    await until(lambda: socket.closed != [], 3)
+    assert socket.closed == [(4008, "slow consumer")]
+    await items.aclose()
+    assert all(w.websocket is not context["request"] for w in SendWatch.current().watched)
+
+
+async def test_a_prompt_subscriber_is_never_closed(store, live):
+    """Against `since` left set after the item was taken (every subscriber would be dropped in time)."""
+    _, tokens = await new_match(store)
+    context = subscription_context(store, live, {"tokens": [tokens[0]]}, keepalive=0.2)
+    context["request"].app.state.settings = context["request"].app.state.settings.__class__(
+        stream_keepalive=0.2, stream_send_timeout=0.3)
+    socket = SlowSocket()
+    context["request"].close = socket.close
+    items = schema_live.turn_notices(context)
+    await anext(items)
+    task = asyncio.create_task(_drain(items))
+    await asyncio.sleep(1.0)  # the stream waits for the match, its last item long taken
+    assert socket.closed == []
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+
+async def test_a_pubsub_reconnect_sends_every_follower_to_the_log(live):
+    """Against `_reconnected` waking followers without marking their matches stale (the messages of the gap
+    are lost)."""
+    from service.store.live import _Follower
+
+    follower = _Follower()
+    channel = live._join("m1", follower)
+    channel.stale = False
+    await live._reconnected(None)
+    assert channel.stale is True and follower.seats_changed is True and follower.woken is True
+    live._leave(channel, follower)
+
+
+async def test_an_idle_check_waits_exactly_half_the_keepalive(store, live):
+    """Against the half keep-alive as a third, or twice the keep-alive, and `now + checked`."""
+    match_id, _ = await new_match(store)
+    channel = _Channel(match_id, store.channel(match_id))
+    loop = asyncio.get_running_loop()
+    for ago, read in ((4.0, False), (6.0, True)):
+        channel.checked, channel.stale = loop.time() - ago, False
+        await live._idle(channel, 10)
+        assert channel.stale is read, ago
