@@ -1029,10 +1029,9 @@ async def test_a_release_gives_up_when_its_lease_has_expired_by_itself(store, mo
     assert lease.ttl == 1.0
     Outage(store, monkeypatch)
     await lease.release()
-    started = time.monotonic()
+    # one try (0.5 s wait + guarded's 2 s), then the ttl has passed: a release retrying on would time out here
     await asyncio.wait_for(lease._later, 6)
     assert lease._later.exception() is None and limit.held == set()
-    assert time.monotonic() - started < 4  # one try (0.5 s wait + 2 s), then the ttl has passed
 
 
 async def test_a_lease_is_renewed_once_a_third_of_its_ttl_has_passed(store):
