@@ -1042,14 +1042,18 @@ async def test_a_lease_is_renewed_once_a_third_of_its_ttl_has_passed(store):
     lease = await limit.acquire(store, [tokens[0]], keepalive=0.5)
     key = limit.key(store, tokens[0])
     first = await store.redis.zscore(key, lease.id)
-    await lease.renew()  # too soon: nothing sent
-    assert await store.redis.zscore(key, lease.id) == first
     await asyncio.sleep(0.05)
-    lease.renewed -= 1.01
+    lease.renewed -= 0.9  # 0.9 s of a 3 s ttl: not yet a third
+    await lease.renew()
+    assert await store.redis.zscore(key, lease.id) == first
+    lease.renewed -= 0.11
     await lease.renew()
     renewed = await store.redis.zscore(key, lease.id)
     assert renewed > first and abs(renewed - (time.time() * 1000 + 3000)) < 500
     assert 2500 < await store.redis.pttl(key) <= 3000  # the key lives as long as its newest lease
+    await asyncio.sleep(0.05)
+    await lease.renew()  # just renewed: nothing sent
+    assert await store.redis.zscore(key, lease.id) == renewed
     spectator = await limit.acquire(store, [], keepalive=0.5)
     spectator.renewed -= 10
     await spectator.renew()
@@ -1152,3 +1156,32 @@ async def test_an_idle_check_waits_exactly_half_the_keepalive(store, live):
         channel.checked, channel.stale = loop.time() - ago, False
         await live._idle(channel, 10)
         assert channel.stale is read, ago
+
+
+async def test_a_renewal_that_meets_an_outage_is_left_to_the_stream(store, monkeypatch):
+    """Against `renew` raising StoreUnavailable (the stream's own reads notice the outage and end it)."""
+    _, tokens = await new_match(store)
+    limit = StreamLimit(1, ttl=3.0)
+    lease = await limit.acquire(store, [tokens[0]], keepalive=0.5)
+    outage = Outage(store, monkeypatch)
+    lease.renewed -= 1.5
+    await lease.renew()
+    assert outage.failures > 0
+    outage.up()
+    await lease.release()
+
+
+async def test_a_turn_stream_of_an_expired_match_ends_at_its_idle_check(store, live):
+    """Against `turns` following a match without its keep-alive (`idle`): the watch of a match deleted under
+    it must end at its idle check, and the stream with it."""
+    match_id, _ = await new_match(store)
+    stream = live_turns(live, [(match_id, 0)], idle=0.3)
+    assert await next_notice(stream) == notice(match_id, 0, 0, [0, 1])
+    await until(lambda: waiting(live, match_id))
+    await store.redis.delete(store.key(match_id))
+
+    async def rest():
+        return [item async for item in stream]
+
+    assert set(await asyncio.wait_for(rest(), 5)) <= {None}
+    assert live.followers == 0
