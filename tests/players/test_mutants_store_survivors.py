@@ -49,7 +49,7 @@ from service.store.players import (
     idp_player_id,
     rating_json,
 )
-from service.store.ratings import leaderboard, rate_match, rateable
+from service.store.ratings import _plan, leaderboard, plan_key, rate_match, rateable
 from tests.collections import conftest as collection_helpers
 from tests.collections import test_mutants_store_collections as collection_tests
 from tests.collections.conftest import give, new_store_player
@@ -302,6 +302,20 @@ async def test_a_rated_match_with_one_rated_player_rates_nobody(stores):
     plan = await rate_match(players, await store.get(match.id))
     assert plan["players"] == {}
     assert (await players.profile(alone))["ratings"] == []
+
+
+@pytest.mark.anyio
+async def test_a_plan_a_concurrent_job_wrote_first_is_the_one_applied(stores):
+    """Against the plan written without `nx`: two jobs rating one match at once would each apply their own."""
+    store, collections, _trades = stores
+    players = collections.players
+    alone = await new_store_player(collections)
+    match = await store.create("high-card", rated=True)
+    await store.join(match.id, "A", 0, player=alone)
+    theirs = json.dumps({"where": "theirs", "at": 1, "players": {}}, sort_keys=True)
+    await players.redis.set(plan_key(players, match.id), theirs)
+    assert json.loads(await _plan(players, await store.get(match.id))) == json.loads(theirs)
+    assert json.loads(await players.redis.get(plan_key(players, match.id))) == json.loads(theirs)
 
 
 # -- sets, grants, what a player lacks -------------------------------------------------------------------------------
