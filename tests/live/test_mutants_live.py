@@ -1185,3 +1185,47 @@ async def test_a_turn_stream_of_an_expired_match_ends_at_its_idle_check(store, l
 
     assert set(await asyncio.wait_for(rest(), 5)) <= {None}
     assert live.followers == 0
+
+
+async def test_a_subscription_finds_its_seat_among_the_listed_tokens_and_holds_its_slot_three_keepalives(store, live):
+    """Against match_updates asking `match_token` for no match, and the lease taken without the keep-alive
+    (its ttl: at least three keep-alives, else a quiet stream's slot expired under it)."""
+    match_id, tokens = await new_match(store)
+    _, other_tokens = await new_match(store)
+    await play(store, match_id, tokens, 1)
+    context = subscription_context(store, live, {"tokens": [other_tokens[0], tokens[1]]}, keepalive=100.0)
+    items = schema_live.match_updates(context, match_id, 0)
+    assert described(await anext(items)) == ("update", 1, (1, GAME.id))
+    [lease] = context["request"].app.state.stream_limit.held
+    assert lease.ttl == 300.0
+    assert abs(await store.redis.zscore(lease.keys[0], lease.id) - (time.time() + 300) * 1000) < 1000
+    await items.aclose()
+    turns_context = subscription_context(store, live, {"tokens": [tokens[1]]}, keepalive=100.0)
+    notices = schema_live.turn_notices(turns_context)
+    await anext(notices)
+    [lease] = turns_context["request"].app.state.stream_limit.held
+    assert lease.ttl == 300.0
+    await notices.aclose()
+
+
+async def test_a_subscription_of_a_match_deleted_under_it_ends_at_its_keepalive(store, live):
+    """Against match_updates following without its keep-alive (`idle`): the expired match is noticed only at
+    an idle check."""
+    match_id, tokens = await new_match(store)
+    context = subscription_context(store, live, {"token": tokens[0]}, keepalive=0.3)
+    task = asyncio.create_task(_drain(schema_live.match_updates(context, match_id, 0)))
+    await until(lambda: waiting(live, match_id))
+    await store.redis.delete(store.key(match_id))
+    assert [described(i)[:2] for i in await asyncio.wait_for(task, 5)] == [("end", "finished")]
+
+
+async def test_turn_notices_end_with_the_reason_and_message_of_what_ended_them(store, live):
+    """Against turn_notices' end losing the error's message (a revoked seat's, here)."""
+    match_id, tokens = await new_match(store)
+    await play(store, match_id, tokens, 1)
+    context = subscription_context(store, live, {"tokens": [tokens[0]]})
+    task = asyncio.create_task(_drain(schema_live.turn_notices(context)))
+    await until(lambda: waiting(live, match_id))
+    await store.leave(match_id, tokens[0])
+    got = [described(i) for i in await asyncio.wait_for(task, 5) if i[1] is not None]
+    assert got[-1] == ("end", "invalid_token", "This token does not hold a seat in this match.")
