@@ -1117,21 +1117,31 @@ async def test_a_subscriber_that_stops_taking_items_is_closed_as_a_slow_consumer
     assert all(w.websocket is not context["request"] for w in SendWatch.current().watched)
 
 
-async def test_a_prompt_subscriber_is_never_closed(store, live):
-    """Against `since` left set after the item was taken (every subscriber would be dropped in time)."""
-    _, tokens = await new_match(store)
-    context = subscription_context(store, live, {"tokens": [tokens[0]]}, keepalive=0.2)
+@pytest.mark.parametrize("kind", ["match_updates", "turn_notices"])
+async def test_a_prompt_subscriber_is_never_closed_and_leaves_no_mark(store, live, kind):
+    """Against `since` left set (or set to nonsense) after the item was taken, and the mark kept in the send
+    watch after the subscription ended."""
+    from service.rest.streams import SendWatch
+
+    match_id, tokens = await new_match(store)
+    await play(store, match_id, tokens, 1)
+    params = {"token": tokens[1]} if kind == "match_updates" else {"tokens": [tokens[1]]}
+    context = subscription_context(store, live, params, keepalive=0.2)
     context["request"].app.state.settings = context["request"].app.state.settings.__class__(
         stream_keepalive=0.2, stream_send_timeout=0.3)
     socket = SlowSocket()
     context["request"].close = socket.close
-    items = schema_live.turn_notices(context)
+    items = schema_live.match_updates(context, match_id, 0) if kind == "match_updates" \
+        else schema_live.turn_notices(context)
     await anext(items)
     task = asyncio.create_task(_drain(items))
     await asyncio.sleep(1.0)  # the stream waits for the match, its last item long taken
     assert socket.closed == []
-    task.cancel()
-    await asyncio.gather(task, return_exceptions=True)
+    assert any(w.websocket is context["request"] for w in SendWatch.current().watched)
+    await play(store, match_id, tokens, 5)  # to the end: the subscription ends by itself
+    await asyncio.wait_for(task, 5)
+    assert socket.closed == []
+    assert all(w.websocket is not context["request"] for w in SendWatch.current().watched)
 
 
 async def test_a_pubsub_reconnect_sends_every_follower_to_the_log(live):
@@ -1229,3 +1239,19 @@ async def test_turn_notices_end_with_the_reason_and_message_of_what_ended_them(s
     await store.leave(match_id, tokens[0])
     got = [described(i) for i in await asyncio.wait_for(task, 5) if i[1] is not None]
     assert got[-1] == ("end", "invalid_token", "This token does not hold a seat in this match.")
+
+
+async def test_a_seat_change_in_a_started_match_repeats_no_notice(store, live):
+    """Against `started` taken as False for an active match: each seat change read the match again and told
+    the seat of its turn a second time."""
+    match_id, tokens = await new_match(store)
+    stream = live_turns(live, [(match_id, 0)])
+    assert await next_notice(stream) == notice(match_id, 0, 0, [0, 1])
+    await until(lambda: waiting(live, match_id))
+    pending = asyncio.ensure_future(next_notice(stream))
+    await store.redis.publish(store.channel(match_id), "seat:1")
+    await asyncio.sleep(0.3)
+    assert not pending.done()
+    await play(store, match_id, tokens, 2)
+    assert await pending == notice(match_id, 0, 2, [0, 1])
+    await stream.aclose()
