@@ -815,14 +815,14 @@ async def test_a_players_stream_follows_each_match_it_discovers_with_a_first_not
 
 
 def subscription_context(store, live: LiveUpdates, params: dict | None = None, *, limit: int = 2,
-                         keepalive: float = 60.0) -> dict:
+                         keepalive: float = 60.0, send_timeout: float = 5.0) -> dict:
     """What strawberry hands a subscription: the store, the websocket (whose app holds the live updates, the
     stream limit and the settings) and the connection_init payload."""
     from types import SimpleNamespace
 
     from service.settings import Settings
 
-    settings = Settings(stream_keepalive=keepalive, stream_send_timeout=5.0)
+    settings = Settings(stream_keepalive=keepalive, stream_send_timeout=send_timeout)
     state = SimpleNamespace(live=live, stream_limit=StreamLimit(limit), settings=settings)
     return {"store": store, "request": SimpleNamespace(app=SimpleNamespace(state=state)),
             "connection_params": params}
@@ -1094,6 +1094,18 @@ class SlowSocket:
         self.closed.append((code, reason))
 
 
+def watched_subscription(store, live: LiveUpdates, kind: str, match_id: str, token: str, *, keepalive: float):
+    """A subscription of ``kind`` (match_updates or turn_notices) with a 0.3 s send timeout, on a websocket
+    that records how it is closed: (its items, its context, the websocket)."""
+    params = {"token": token} if kind == "match_updates" else {"tokens": [token]}
+    context = subscription_context(store, live, params, keepalive=keepalive, send_timeout=0.3)
+    socket = SlowSocket()
+    context["request"].close = socket.close
+    items = schema_live.match_updates(context, match_id, 0) if kind == "match_updates" \
+        else schema_live.turn_notices(context)
+    return items, context, socket
+
+
 @pytest.mark.parametrize("kind", ["match_updates", "turn_notices"])
 async def test_a_subscriber_that_stops_taking_items_is_closed_as_a_slow_consumer(store, live, kind):
     """Against the send watch of both subscriptions: the mark (its websocket, its timeout, its `since`) added,
@@ -1102,14 +1114,7 @@ async def test_a_subscriber_that_stops_taking_items_is_closed_as_a_slow_consumer
 
     match_id, tokens = await new_match(store)
     await play(store, match_id, tokens, 1)
-    params = {"token": tokens[1]} if kind == "match_updates" else {"tokens": [tokens[1]]}
-    context = subscription_context(store, live, params)
-    context["request"].app.state.settings = context["request"].app.state.settings.__class__(
-        stream_keepalive=60.0, stream_send_timeout=0.3)
-    socket = SlowSocket()
-    context["request"].close = socket.close
-    items = schema_live.match_updates(context, match_id, 0) if kind == "match_updates" \
-        else schema_live.turn_notices(context)
+    items, context, socket = watched_subscription(store, live, kind, match_id, tokens[1], keepalive=60.0)
     await anext(items)  # an item handed over, and not taken for a second
     await until(lambda: socket.closed != [], 3)
     assert socket.closed == [(4008, "slow consumer")]
@@ -1125,14 +1130,7 @@ async def test_a_prompt_subscriber_is_never_closed_and_leaves_no_mark(store, liv
 
     match_id, tokens = await new_match(store)
     await play(store, match_id, tokens, 1)
-    params = {"token": tokens[1]} if kind == "match_updates" else {"tokens": [tokens[1]]}
-    context = subscription_context(store, live, params, keepalive=0.2)
-    context["request"].app.state.settings = context["request"].app.state.settings.__class__(
-        stream_keepalive=0.2, stream_send_timeout=0.3)
-    socket = SlowSocket()
-    context["request"].close = socket.close
-    items = schema_live.match_updates(context, match_id, 0) if kind == "match_updates" \
-        else schema_live.turn_notices(context)
+    items, context, socket = watched_subscription(store, live, kind, match_id, tokens[1], keepalive=0.2)
     await anext(items)
     task = asyncio.create_task(_drain(items))
     await asyncio.sleep(1.0)  # the stream waits for the match, its last item long taken
