@@ -16,13 +16,17 @@ import contextlib
 import json
 import logging
 import time
+from types import SimpleNamespace
 
 import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from schema import live as schema_live
-from service.store import MatchNotFound
+from service.rest.streams import SendWatch
+from service.settings import Settings
+from service.store import MatchNotFound, MatchStore
+from service.store.archive import published_update
 from service.store.errors import InvalidToken, TooManyStreams
 from service.store.live import (
     STORE_DOWN_MESSAGE,
@@ -31,11 +35,12 @@ from service.store.live import (
     StreamLimit,
     _Channel,
     _client_timeout,
+    _Follower,
     guarded,
     turns,
     within,
 )
-from service.store.tokens import hash_token
+from service.store.tokens import hash_token, token_match
 from tests.support.high_card import GAME
 
 pytestmark = pytest.mark.anyio
@@ -48,8 +53,6 @@ def anyio_backend():
 
 @pytest.fixture
 async def store(redis_url, key_prefix, request):
-    from service.store import MatchStore
-
     client = aioredis.Redis.from_url(redis_url, decode_responses=True, socket_timeout=5)
     # compaction off: the log stays where the tests count its reads
     yield MatchStore(client, {GAME.id: GAME}, prefix=f"{key_prefix}:{request.node.name}", compact_every=0)
@@ -126,6 +129,11 @@ async def until(condition, seconds: float = 5.0) -> None:
     while not condition():
         assert time.monotonic() < deadline, "timed out waiting"
         await asyncio.sleep(0.01)
+
+
+async def _drain(updates) -> list:
+    """Every item of ``updates``, to its end."""
+    return [u async for u in updates]
 
 
 def waiting(live: LiveUpdates, match_id: str) -> bool:
@@ -266,8 +274,6 @@ async def test_an_update_cached_twice_keeps_its_first_copy(live):
     `newest` taken from the last update cached rather than the highest."""
     channel = channel_at(live, 2)
     first = channel.recent[1]
-    from service.store.archive import published_update
-
     live._cache(channel, published_update("m1", json.loads(message(1))))
     assert channel.recent[1] is first and channel.newest == 2 and channel.finished is None
 
@@ -448,10 +454,6 @@ async def test_followers_end_at_shutdown(store, live):
     assert live.followers == 0 and match_id not in live._channels
 
 
-async def _drain(updates) -> list:
-    return [u async for u in updates]
-
-
 async def test_the_last_follower_out_unsubscribes_the_match(store, live):
     """Against `_leave` keeping the channel (or dropping it while a follower remains)."""
     match_id, _ = await new_match(store)
@@ -481,8 +483,6 @@ async def test_live_updates_keep_their_documented_defaults(store):
 
 async def test_the_store_timeout_is_the_clients_socket_timeout_else_five_seconds(redis_url):
     """Against `_client_timeout`'s lookups and its default."""
-    from service.store import MatchStore
-
     class Poolless:
         pass
 
@@ -490,9 +490,11 @@ async def test_the_store_timeout_is_the_clients_socket_timeout_else_five_seconds
         client = aioredis.Redis.from_url(redis_url, **kwargs)
         assert _client_timeout(MatchStore(client, {GAME.id: GAME})) == expected
         await client.aclose()
-    store = MatchStore(aioredis.Redis.from_url(redis_url), {GAME.id: GAME})
+    client = aioredis.Redis.from_url(redis_url)
+    store = MatchStore(client, {GAME.id: GAME})
     store.redis = Poolless()
     assert _client_timeout(store) == 5.0 and _client_timeout(store, 7.0) == 7.0
+    await client.aclose()
 
 
 # -- Redis not answering ------------------------------------------------------------------------------------
@@ -608,8 +610,6 @@ def test_a_connections_tokens_are_all_it_presented_up_to_a_hundred():
 def test_a_matchs_token_is_the_single_one_else_the_listed_one_of_that_match():
     """Against `match_token`'s precedence, its search of the list and its three refusals."""
     ours, theirs = "gt.aaaa.x", "gt.bbbb.y"
-    from service.store.tokens import token_match
-
     context = {"connection_params": {"tokens": [theirs, ours]}}
     assert schema_live.match_token(context, token_match(ours)) == ours
     assert schema_live.match_token({"connection_params": {"token": theirs, "tokens": [ours]}},
@@ -818,10 +818,6 @@ def subscription_context(store, live: LiveUpdates, params: dict | None = None, *
                          keepalive: float = 60.0, send_timeout: float = 5.0) -> dict:
     """What strawberry hands a subscription: the store, the websocket (whose app holds the live updates, the
     stream limit and the settings) and the connection_init payload."""
-    from types import SimpleNamespace
-
-    from service.settings import Settings
-
     settings = Settings(stream_keepalive=keepalive, stream_send_timeout=send_timeout)
     state = SimpleNamespace(live=live, stream_limit=StreamLimit(limit), settings=settings)
     return {"store": store, "request": SimpleNamespace(app=SimpleNamespace(state=state)),
@@ -1110,8 +1106,6 @@ def watched_subscription(store, live: LiveUpdates, kind: str, match_id: str, tok
 async def test_a_subscriber_that_stops_taking_items_is_closed_as_a_slow_consumer(store, live, kind):
     """Against the send watch of both subscriptions: the mark (its websocket, its timeout, its `since`) added,
     set while an item waits, and discarded when the subscription ends."""
-    from service.rest.streams import SendWatch
-
     match_id, tokens = await new_match(store)
     await play(store, match_id, tokens, 1)
     items, context, socket = watched_subscription(store, live, kind, match_id, tokens[1], keepalive=60.0)
@@ -1126,8 +1120,6 @@ async def test_a_subscriber_that_stops_taking_items_is_closed_as_a_slow_consumer
 async def test_a_prompt_subscriber_is_never_closed_and_leaves_no_mark(store, live, kind):
     """Against `since` left set (or set to nonsense) after the item was taken, and the mark kept in the send
     watch after the subscription ended."""
-    from service.rest.streams import SendWatch
-
     match_id, tokens = await new_match(store)
     await play(store, match_id, tokens, 1)
     items, context, socket = watched_subscription(store, live, kind, match_id, tokens[1], keepalive=0.2)
@@ -1145,8 +1137,6 @@ async def test_a_prompt_subscriber_is_never_closed_and_leaves_no_mark(store, liv
 async def test_a_pubsub_reconnect_sends_every_follower_to_the_log(live):
     """Against `_reconnected` waking followers without marking their matches stale (the messages of the gap
     are lost)."""
-    from service.store.live import _Follower
-
     follower = _Follower()
     channel = live._join("m1", follower)
     channel.stale = False

@@ -292,13 +292,18 @@ async def test_who_is_rateable_an_unrated_match_never_a_rated_one_once_over_or_l
     assert rateable(await store.get(three.id))
 
 
-@pytest.mark.anyio
-async def test_a_rated_match_with_one_rated_player_rates_nobody(stores):
+async def one_rated_player(stores) -> tuple:
+    """A rated match with one player seated: (its store, the players' store, the player, the match)."""
     store, collections, _trades = stores
-    players = collections.players
     alone = await new_store_player(collections)
     match = await store.create("high-card", rated=True)
     await store.join(match.id, "A", 0, player=alone)
+    return store, collections.players, alone, match
+
+
+@pytest.mark.anyio
+async def test_a_rated_match_with_one_rated_player_rates_nobody(stores):
+    store, players, alone, match = await one_rated_player(stores)
     plan = await rate_match(players, await store.get(match.id))
     assert plan["players"] == {}
     assert (await players.profile(alone))["ratings"] == []
@@ -307,11 +312,7 @@ async def test_a_rated_match_with_one_rated_player_rates_nobody(stores):
 @pytest.mark.anyio
 async def test_a_plan_a_concurrent_job_wrote_first_is_the_one_applied(stores):
     """Against the plan written without `nx`: two jobs rating one match at once would each apply their own."""
-    store, collections, _trades = stores
-    players = collections.players
-    alone = await new_store_player(collections)
-    match = await store.create("high-card", rated=True)
-    await store.join(match.id, "A", 0, player=alone)
+    store, players, _alone, match = await one_rated_player(stores)
     theirs = json.dumps({"where": "theirs", "at": 1, "players": {}}, sort_keys=True)
     await players.redis.set(plan_key(players, match.id), theirs)
     assert json.loads(await _plan(players, await store.get(match.id))) == json.loads(theirs)
