@@ -25,6 +25,7 @@ from service.engine import BOARD_SEAT_NOTE as BOARD_NOTE, RESULT_CAUSE, Game, In
 from service.store import Match, MatchStore, StoreError
 from service.store.bots import add_bot as store_add_bot, create_match as store_create_match
 from service.store.records import match_record as store_match_record
+from service.settings import Settings
 from service.store.tickets import StreamTickets
 
 from . import live, problems
@@ -50,8 +51,10 @@ class Schema(strawberry.Schema):
         log_errors(errors)
 
 
-def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int = 2000,
-                 max_aliases: int = 15, max_cost: int = 20000) -> strawberry.Schema:
+def build_schema(games: dict[str, Game], *, max_depth: int = Settings.graphql_max_depth,
+                 max_tokens: int = Settings.graphql_max_tokens, max_aliases: int = Settings.graphql_max_aliases,
+                 max_cost: int = Settings.graphql_max_cost) -> strawberry.Schema:
+    """The schema of ``games``, with the GraphQL limits the settings name (their defaults unless given)."""
     action_type = action_type_enum(games.values())
     types = {game_id: GameTypes(game, action_type) for game_id, game in games.items()}
 
@@ -79,12 +82,11 @@ def build_schema(games: dict[str, Game], *, max_depth: int = 12, max_tokens: int
     )
 
     def action_from_input(value: Any) -> tuple[str, dict]:
-        """The game id and the plain JSON action of an ``ActionInput``."""
-        for name, (game_id, t) in action_input_fields.items():
-            given = getattr(value, name, strawberry.UNSET)
-            if given is not strawberry.UNSET and given is not None:
-                return game_id, t.from_input(given)
-        raise RuleError("ActionInput needs exactly one field.", code="malformed_action")
+        """The game id and the plain JSON action of an ``ActionInput``: its one field (``@oneOf``: GraphQL
+        refuses one with none or more before any resolver runs)."""
+        [(game_id, action)] = [(game_id, t.from_input(given)) for name, (game_id, t) in action_input_fields.items()
+                               if (given := getattr(value, name)) is not strawberry.UNSET and given is not None]
+        return game_id, action
 
     @strawberry.type(description="A way to play a game.")
     class Variant:

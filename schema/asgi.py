@@ -31,7 +31,6 @@ from service.wire import JSONResponse
 from .errors import client_error_code, code_of
 
 RETRY_AFTER = "1"
-_HTTP_CODES = {400: "malformed_request", 404: "not_found", 405: "method_not_allowed", 415: "unsupported_media_type"}
 _SUB_RESPONSE = "grimoire.graphql_response"
 #: Error codes answered with HTTP 503 and Retry-After: another try (on another process) may succeed.
 _RETRY_ELSEWHERE = ("service_unavailable", "rules_version_unavailable")
@@ -58,9 +57,10 @@ class GraphQLApp(GraphQL):
             return await super().__call__(scope, receive, send)
         try:
             response = await self.run(Request(scope=scope, receive=receive))
-        except HTTPException as error:  # strawberry's own refusals: coded like every other error
-            body = {"errors": [{"message": error.reason,
-                                "extensions": {"code": _HTTP_CODES.get(error.status_code, "malformed_request")}}]}
+        except HTTPException as error:  # strawberry's own refusals, coded like every other error. Each is a 400:
+            # the route admits only GET and POST (Starlette answers the other methods), and a GET without a
+            # query is GraphiQL
+            body = {"errors": [{"message": error.reason, "extensions": {"code": "malformed_request"}}]}
             response = JSONResponse(body, status_code=error.status_code)
         await response(scope, receive, send)
 
@@ -84,7 +84,7 @@ class GraphQLApp(GraphQL):
 
     async def get_context(self, request, response):
         request.scope[_SUB_RESPONSE] = response
-        return {"request": request, "response": response, "store": request.app.state.store,
+        return {"request": request, "store": request.app.state.store,
                 "token": bearer_token(request.headers.get("authorization"))}
 
     async def process_result(self, request, result) -> Any:

@@ -91,7 +91,7 @@ class _Converter:
     """Turns plain JSON into instances of generated types (and inputs back)."""
 
     kind: str  # "scalar", "enum", "list", "object"
-    python_type: Any = None
+    python_type: Any = None  # an object's generated class
     item: Optional["_Converter"] = None
     fields: Optional[list[tuple[str, str, "_Converter"]]] = None  # (python attribute, json key, converter)
 
@@ -220,7 +220,7 @@ class GameTypes:
         annotations, namespace, fields = {}, {}, []
         for key, prop in schema["properties"].items():
             if action and key == "type":
-                python_type, conv = self.action_type, _Converter("enum", self.action_type)
+                python_type, conv = self.action_type, _Converter("enum")
             elif key == "type" and "const" in prop:
                 python_type, conv = str, _Converter("scalar")
             else:
@@ -234,8 +234,9 @@ class GameTypes:
                 if attr in annotations:
                     raise SchemaNotSupported(f"{self.game.id}: {where}: two fields are named {field_name!r}")
                 annotations[attr] = Optional[python_type] if nullable else python_type
+                # no default: instances are made whole by _Converter.out, never by calling the class
                 namespace[attr] = strawberry.field(name=field_name, description=prop.get("description"),
-                                                   deprecation_reason=deprecation, default=None)
+                                                   deprecation_reason=deprecation)
                 fields.append((attr, key, conv))
         namespace["__annotations__"] = annotations
         cls = strawberry.type(type(name, (), namespace), name=name, description=schema.get("description"))
@@ -254,7 +255,7 @@ class GameTypes:
                 gql_enum = self._named[name][0]
                 if {m.value for m in gql_enum} != set(values):
                     raise SchemaNotSupported(f"{self.game.id}: {where}: enum {title!r} has other values elsewhere")
-                return gql_enum, _Converter("enum", gql_enum)
+                return gql_enum, _Converter("enum")
             return _SCALARS[_base_type(prop, where) if "type" in prop else "string"], _Converter("scalar")
         if "const" in prop:
             return str, _Converter("scalar")

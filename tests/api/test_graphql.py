@@ -100,10 +100,22 @@ def test_an_action_for_another_game_is_malformed(client, games):
     assert "High Card" in result["submitAction"]["message"]
 
 
-def test_action_input_takes_exactly_one_game(client):
+ONE_KEY = "OneOf Input Object 'ActionInput' must specify exactly one key."
+
+
+@pytest.mark.parametrize("action, message", [
+    ({}, ONE_KEY),
+    ({"highCard": None}, "Value for member field 'highCard' must be non-null"),
+    ({"highCard": {"type": "PLAY"}, "castingStones": None}, ONE_KEY),
+], ids=["none", "null", "two"])
+def test_action_input_takes_exactly_one_game(client, action, message):
+    """@oneOf is checked by GraphQL itself, before any resolver: what reaches one has exactly one game."""
     match_id, (t0, _) = started(client)
-    body = gql(client, SUBMIT, {"input": {"matchId": match_id, "expectedVersion": 0, "action": {}}}, t0)
-    assert "errors" in body  # @oneOf is checked by GraphQL validation itself
+    body = gql(client, SUBMIT, {"input": {"matchId": match_id, "expectedVersion": 0, "action": action}}, t0)
+    assert body["data"] is None
+    [error] = body["errors"]
+    assert error["extensions"]["code"] == "graphql_validation_failed"
+    assert message in error["message"], error
 
 
 def test_alias_and_token_limits(client, settings):

@@ -126,26 +126,34 @@ def test_fragments_are_counted_where_they_are_spread_besides_the_other_fields(do
      1 + 1),
     ("{ ...a } fragment a on Query { ...b } fragment b on Query { ...a book { id } }",
      ["Cannot spread fragment 'a' within itself via 'b'."], 2),
-], ids=["unknown-field", "unknown-fragment", "selection-on-a-scalar", "field-of-a-union", "fragment-cycle"])
+    ("{ shelf(limit: 2) { id } }", ["Unknown argument 'limit' on field 'Query.shelf'. Did you mean 'first'?"], 1 + 2),
+], ids=["unknown-field", "unknown-fragment", "selection-on-a-scalar", "field-of-a-union", "fragment-cycle",
+        "unknown-limit"])
 def test_a_document_another_rule_refuses_is_still_costed_beside_that_error(document, errors, expected):
     """The other rules' errors come as they are: the cost walk neither fails on what they refuse nor stops
     counting at it (an unknown field counts one)."""
     assert priced(document) == (expected, errors)
 
 
-SERVICE = build_schema({GAME.id: GAME}, max_cost=0)
+@pytest.fixture(scope="module")
+def service():
+    """The service's schema with a limit of 0, built in the test run (not at import, before the mutation run's
+    trampolines take a mutant: tests/mutation/run.py)."""
+    return build_schema({GAME.id: GAME}, max_cost=0)
 
 
-def test_the_services_history_counts_as_its_default_hundred_whatever_it_starts_after():
+def test_the_services_history_counts_as_its_default_hundred_whatever_it_starts_after(service):
     match = "query($id: ID!) { match(id: $id) { %s } }"
-    assert cost(match % "... on Match { history(after: 500) { version } }", SERVICE) == 1 + (1 + 100)
-    assert cost(match % "... on Match { history(limit: 3) { version } }", SERVICE) == 1 + (1 + 3)
+    assert cost(match % "... on Match { history(after: 500) { version } }", service) == 1 + (1 + 100)
+    assert cost(match % "... on Match { history(limit: 3) { version } }", service) == 1 + (1 + 3)
+    # the limit counts wherever it stands among the field's arguments
+    assert cost(match % "... on Match { history(after: 5, limit: 3) { version } }", service) == 1 + (1 + 3)
     spread = "query($id: ID!) { match(id: $id) { ...m } } fragment m on Match { history { version seat } }"
-    assert cost(spread, SERVICE) == 1 + (1 + 100 * 2)  # `m` is on Match, not on the union `match` answers
+    assert cost(spread, service) == 1 + (1 + 100 * 2)  # `m` is on Match, not on the union `match` answers
 
 
-def test_a_refusal_names_the_operation_its_cost_and_the_limit():
-    [error] = SERVICE.execute_sync("query Lobby { lobby(limit: 2) { id } }").errors
+def test_a_refusal_names_the_operation_its_cost_and_the_limit(service):
+    [error] = service.execute_sync("query Lobby { lobby(limit: 2) { id } }").errors
     assert error.message == ("Lobby costs 3, more than the limit of 0: select fewer fields, or pass a smaller "
                              "limit to lists (each list is counted as 10 items unless limited).")
     assert error.extensions == {"code": "query_too_costly", "cost": 3, "max_cost": 0}

@@ -29,13 +29,25 @@ from strawberry.permission import BasePermission
 from strawberry.schema.config import StrawberryConfig
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
-from schema import problems
+from schema import execution, problems
 from schema.asgi import GraphQLApp
 from schema.execution import PlainDataExecutor
 from service.contracts import SDL_PATH
 from service.engine import RuleError
 from service.engine import errors as engine_errors
 from service.store import errors as store_errors
+
+
+
+@pytest.fixture(autouse=True)
+def cold_caches():
+    """Each test finds the plain types and fills the fast path's caches with the code it checks: entries a test
+    before it left (or the mutation run's mapping pass, whose process the mutants' runs fork from) would answer
+    in its place. Within a test, requests still meet what the ones before them cached."""
+    for cache in (execution._PLAIN_TYPES, execution._WITHOUT_DIRECTIVES, execution._COLLECTED,
+                  execution._SHARED_EVENTS):
+        cache.results.clear()
+
 
 # -- a schema of plain data, and of data that is not ------------------------------------------------------------
 
@@ -429,6 +441,48 @@ def test_the_fields_a_directive_selects_follow_each_requests_variables():
         fast, _ = _both(in_fragment_only, {"no": no})
         assert ("name" in json.loads(fast[0])["table"]["piles"][0]) is no
         assert fast[2] == ["Query.table"]  # still read plainly
+
+
+def test_the_plain_types_are_those_whose_every_field_leads_to_leaves_or_plain_types():
+    """What the fast path takes (the module docstring): objects of plain attributes, down to their leaves, and
+    unions of them; not an object with a resolver, a field extension or a permission, nor one whose attributes
+    lead to such an object, however many steps away (Chain, Link1 to Link6, Seen: Viewer reads its subscriber)."""
+    plain = execution._PlainTypes(FAST._schema)
+    assert {t.name for t in plain.attributes} == {"Card", "Token", "Pile", "Table"}
+    assert {u.name for u in plain.unions} == {"Thing"}
+    card = FAST._schema.type_map["Card"]
+    assert plain.of_class[Card] is card and plain.of_class[Table] is FAST._schema.type_map["Table"]
+    # each field: its type, the attribute it is read from, and its leaf type and non-null flag when it is a leaf
+    rank, suit, weights = (plain.attributes[card][name] for name in ("rank", "suit", "weights"))
+    assert (rank[1], rank[2].name, rank[3]) == ("rank", "Int", True)
+    assert (suit[2].name, suit[3]) == ("Suit", True)
+    assert weights[2:] == (None, False)  # a list is no leaf
+    pile = plain.attributes[FAST._schema.type_map["Pile"]]
+    assert pile["top"][1:] == ("top", None, False) and pile["featured"][2:] == (None, False)
+
+
+def test_a_document_is_validated_once_however_often_it_is_sent(client, monkeypatch):
+    """docs/operations.md: validation results are kept per parsed document (schema/validation.py); strawberry
+    validates again only what the cache does not answer, so every validation of either is counted."""
+    import strawberry.schema.schema as strawberry_schema
+    from schema import validation
+
+    validated = []
+
+    def counted(real):
+        def validate(schema, document, rules):
+            validated.append(document)
+            return real(schema, document, rules)
+        return validate
+
+    monkeypatch.setattr(validation, "validate_document", counted(validation.validate_document))
+    monkeypatch.setattr(strawberry_schema, "validate_document", counted(strawberry_schema.validate_document))
+    valid, invalid = "query ValidatedOnce { games { id } }", "query RefusedOnce { games { nope } }"
+    for _ in range(3):
+        assert client.post("/graphql", json={"query": valid}).json()["data"]["games"]
+        [error] = client.post("/graphql", json={"query": invalid}).json()["errors"]
+        assert error["message"] == "Cannot query field 'nope' on type 'Game'."
+    assert len(validated) == 2 and validated[0] is not validated[1]
 
 
 def _delivered(schema, document: str) -> list[dict]:

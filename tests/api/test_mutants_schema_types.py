@@ -221,3 +221,79 @@ def test_a_kept_old_name_gives_way_to_a_live_field_of_another_type_in_the_action
     result = schema.execute_sync('{ act(action: {type: PASS, card: "ace"}) }')
     assert result.errors is None
     assert result.data["act"] == {"type": "pass", "card": "ace"}
+
+
+# -- GameTypes._field_type, _signature and the schema errors' wording (a later run, once these functions were given
+# the tests that go through the schemas they build: tests/mutation/run.py, TESTS_OF) --------------------------------
+
+
+def field_types(types: GameTypes) -> dict[str, str]:
+    """Each field of the game's view, and its GraphQL type's name."""
+
+    @strawberry.type
+    class Query:
+        view: types.view_type
+
+    result = strawberry.Schema(query=Query).execute_sync(
+        '{ __type(name: "KeywordsView") { fields { name type { name ofType { name } } } } }')
+    assert result.errors is None
+    return {f["name"]: f["type"]["name"] or f["type"]["ofType"]["name"] for f in result.data["__type"]["fields"]}
+
+
+def test_enums_without_a_title_or_with_values_that_are_no_graphql_names_are_served_as_their_json_values():
+    """docs/api.md: a titled enum of GraphQL names becomes a GraphQL enum; any other enum stays the JSON scalar
+    its `type` names (a string without one), served as its JSON value."""
+    properties = {"mood": {"enum": ["calm", "wild"]}, "rank": {"type": "integer", "enum": [1, 2, 3]},
+                  "colour": {"type": "string", "title": "Colour", "enum": ["dark-red", "blue"]}}
+    types = GameTypes(keyword_game(view_properties=properties))
+    assert field_types(types) == {"mood": "String", "rank": "Int", "colour": "String"}
+    view = {"mood": "calm", "rank": 2, "colour": "dark-red"}
+    assert serve_view(types, view, "mood rank colour") == view
+
+
+def test_a_constant_field_is_served_as_its_string():
+    types = GameTypes(keyword_game(view_properties={"kind": {"const": "fixed"}, "size": {"type": "integer"}}))
+    assert field_types(types) == {"kind": "String", "size": "Int"}
+    assert serve_view(types, {"kind": "fixed", "size": 1}, "kind size") == {"kind": "fixed", "size": 1}
+
+
+SPOT = {"type": "object", "title": "Spot", "properties": {"x": {"type": "integer"}}}
+
+
+@pytest.mark.parametrize("properties, message", [
+    ({"x": {"type": ["integer", "string"]}}, "KeywordsView.x: union types are not supported"),
+    ({"x": {"type": ["integer", "string"], "enum": [1, "a"]}}, "KeywordsView.x: union types are not supported"),
+    ({"x": {"type": "array"}}, "KeywordsView.x[]: a type is required"),
+    ({"x": {"type": "null"}}, "keywords: KeywordsView.x: unsupported schema {'type': 'null'}"),
+    ({"x": {"type": "object", "title": "Spot"}}, "keywords: KeywordsView.x must be an object schema with properties"),
+    ({"x": {"type": "string", "title": "Colour", "enum": ["red", "blue"]},
+      "y": {"type": "string", "title": "Colour", "enum": ["red"]}},
+     "keywords: KeywordsView.y: enum 'Colour' has other values elsewhere"),
+    ({"x": {"type": "integer"}, "y": {"type": "integer", "x-graphql-name": "x"}},
+     "keywords: view: two fields are named 'x'"),
+], ids=["union", "union enum", "array without items", "null", "object without properties", "one enum, two lists",
+        "one name, two fields"])
+def test_a_view_outside_the_supported_subset_is_refused_naming_the_field(properties, message):
+    with pytest.raises(SchemaNotSupported) as refused:
+        GameTypes(keyword_game(view_properties=properties))
+    assert str(refused.value) == message
+
+
+def test_a_list_of_objects_inside_an_action_is_refused_naming_the_items():
+    with pytest.raises(SchemaNotSupported) as refused:
+        GameTypes(keyword_game(action_properties={"spots": {"type": "array", "items": SPOT}}))
+    assert str(refused.value) == "keywords: KeywordsMoveAction.spots[]: objects inside actions are not supported"
+
+
+@pytest.mark.parametrize("first, second", [
+    ({"type": "integer", "title": "Card"}, {"type": "integer", "title": "Index"}),
+    ({"type": "integer", "description": "a card", "minimum": 0}, {"type": "integer", "maximum": 9}),
+    ({"type": "string", "enum": ["a", "b"]}, {"type": "string", "enum": ["a", "c"]}),
+    ({"type": "array", "items": {"type": "integer"}, "uniqueItems": True, "minItems": 1},
+     {"type": "array", "items": {"type": "integer"}, "maxItems": 3}),
+], ids=["title", "description and bounds", "enum", "uniqueItems and length"])
+def test_one_action_key_whose_schemas_differ_only_in_what_graphql_does_not_type_is_one_input_field(first, second):
+    """What GraphQL's type does not carry (a title without an enum, words, bounds, values of an untitled enum,
+    uniqueness) does not make two fields: both actions send `card` through one input field."""
+    types = GameTypes(two_action_game({"card": first}, {"card": second}))
+    assert [name for name in types._input_fields if name.startswith("card")] == ["card"]

@@ -140,23 +140,37 @@ MODULES: dict[str, tuple[list[str], list[str], list[str]]] = {
                    "tests/api/test_stream_tickets.py"]),
 }
 
-#: Functions whose mutants mutmut would test with too few tests. The GraphQL schema's types and resolvers are
-#: classes and closures inside ``build_schema`` (their annotations name the games' generated types), so
-#: every one of api.py's mutants is a mutant of ``build_schema``; and mutmut maps to a function only the
-#: tests that call it, here the few that build an app of their own (the others share one). These are the
-#: tests that go through the schema's resolvers (test ids, or prefixes of them).
+#: Functions whose mutants mutmut would test with too few tests. mutmut maps to a function only the tests
+#: that call it, and the schema is built once per app: the tests that share the session's app (most of them)
+#: are mapped to none of the functions that build it, though each of their requests goes through what those
+#: functions built. The GraphQL schema's types and resolvers are classes and closures inside ``build_schema``
+#: (their annotations name the games' generated types), so every one of api.py's mutants is a mutant of
+#: ``build_schema``; the games' types are generated, the cost rule's class made, the fast path's plain types
+#: found and the ASGI app configured once per app too. These are the tests that go through them (test ids,
+#: or prefixes of them).
+_THROUGH_THE_SCHEMA = [
+    "tests/api/test_contracts.py::test_schema_graphql_is_up_to_date", "tests/api/test_graphql.py",
+    "tests/api/test_mutants_schema_errors.py", "tests/api/test_mutants_schema_execution.py",
+    "tests/api/test_mutants_schema_cost.py", "tests/api/test_mutants_schema_types.py",
+    "tests/api/test_graphql_contract.py", "tests/api/test_guarantee_gaps.py", "tests/hardening/test_edges.py",
+    "tests/api/test_unavailable.py", "tests/fairness/test_randomness.py", "tests/live/test_tokens.py",
+    "tests/api/test_plain_execution.py", "tests/api/test_card_catalogues.py",
+    # of test_jobs.py (47 s), the three that go through GraphQL (a survivor runs every test in this list)
+    *[f"tests/workers/test_jobs.py::{name}" for name in (
+        "test_graphql_add_bot_and_replay", "test_a_turn_timer_plays_the_late_seats_default_and_records_it",
+        "test_nobody_can_act_as_the_board")],
+    *GRAPHQL_PLAY_THROUGHS]
+_ONCE_PER_APP = [
+    "schema.api.x_build_schema", "schema.asgi.xǁGraphQLAppǁ__init__", "schema.cost.x_max_cost_rule",
+    "schema.cost.x_limit_argument", "schema.validation.xǁDocumentValidationCacheǁ__init__",
+    *[f"schema.execution.{name}" for name in (
+        "xǁ_PlainTypesǁ__init__", "x__basic_fields", "x__leaf", "x__is_plain_type")],
+    *[f"schema.game_types.{name}" for name in (
+        "xǁGameTypesǁ__init__", "xǁGameTypesǁ_object", "xǁGameTypesǁ_field_type", "xǁGameTypesǁ_action_input",
+        "xǁGameTypesǁcatalogue_type", "x__signature", "x__base_type", "x__attr", "x__field_names",
+        "x__is_nullable", "x_graphql_enum", "x_action_type_enum")]]
 TESTS_OF = {
-    "schema": {"schema.api.x_build_schema": [
-        "tests/api/test_contracts.py::test_schema_graphql_is_up_to_date", "tests/api/test_graphql.py",
-        "tests/api/test_mutants_schema_errors.py", "tests/api/test_mutants_schema_execution.py",
-        "tests/api/test_mutants_schema_cost.py", "tests/api/test_graphql_contract.py", "tests/api/test_guarantee_gaps.py", "tests/hardening/test_edges.py",
-        "tests/api/test_unavailable.py", "tests/fairness/test_randomness.py", "tests/live/test_tokens.py",
-        "tests/api/test_plain_execution.py", "tests/api/test_card_catalogues.py",
-        # of test_jobs.py (47 s), the three that go through GraphQL (a survivor runs every test in this list)
-        *[f"tests/workers/test_jobs.py::{name}" for name in (
-            "test_graphql_add_bot_and_replay", "test_a_turn_timer_plays_the_late_seats_default_and_records_it",
-            "test_nobody_can_act_as_the_board")],
-        *GRAPHQL_PLAY_THROUGHS]},
+    "schema": {function: _THROUGH_THE_SCHEMA for function in _ONCE_PER_APP},
     # the same for the players' and the collections' fields, closures inside their extend()
     "players": {
         "schema.players.x_extend": [
@@ -257,8 +271,9 @@ def _map_tests_of(name: str, main) -> None:
         from mutmut.state import state
 
         known = state().duration_by_test
+        mapped = state().tests_by_mangled_function_name
         for function, wanted in TESTS_OF.get(name, {}).items():
-            state().tests_by_mangled_function_name[function] = {
+            mapped[function] = set(mapped.get(function, ())) | {
                 test for test in known if any(test == w or test.startswith(w + "::") or test.startswith(w + "[")
                                               for w in wanted)}
 
