@@ -36,6 +36,17 @@ async def seated(store: MatchStore, game_id: str, variant: str | None = None, *,
     return await store.get(match.id), tokens
 
 
+async def active_at(store: MatchStore, game_id: str, version: int, **seating) -> tuple[Match, list[str]]:
+    """A match (seated as :func:`seated` seats it) played at random to ``version`` and still active: a server
+    seed is drawn anew for each match, and a deal may end one sooner, so another is dealt until one lasts."""
+    for _ in range(20):
+        match, tokens = await seated(store, game_id, **seating)
+        match = await play_out(store, match.id, until=version)
+        if match.status == "active":
+            return match, tokens
+    raise AssertionError(f"no {game_id} match of 20 lasted {version} actions")
+
+
 async def secrets_of(store: MatchStore, match_id: str) -> tuple[str, str]:
     """The server seed and the RNG seed, as only the store knows them before the end."""
     secret, seed = await store.redis.hmget(store.key(match_id), "secret_seed", "seed")

@@ -21,7 +21,7 @@ from service.fairness.verify import verify_record
 from service.games import all_games
 from tests.support.processes import ROOT
 
-from .support import CASE_IDS, CASES, play_out, seated
+from .support import CASE_IDS, CASES, active_at, play_out, seated
 
 pytestmark = pytest.mark.anyio
 
@@ -262,9 +262,7 @@ def test_grimoire_verify_says_what_it_cannot_check(client, finished_records):
 async def test_a_record_during_the_match_withholds_hidden_parts(client, store):
     """A seat sees its own actions and nothing secret; a spectator sees no action; the hashes a seat sees
     during a commitment match are the final record's (a player can keep them and hold the end to them)."""
-    match, tokens = await seated(store, "quidditch", entropies=["zero", "one"])
-    match = await play_out(store, match.id, until=12)
-    assert match.status == "active"
+    match, tokens = await active_at(store, "quidditch", 12, entropies=["zero", "one"])
     mine = rest_record(client, match.id, tokens[0])
     public = rest_record(client, match.id)
     for record in (mine, public):
@@ -319,8 +317,7 @@ async def test_a_record_is_refused_when_the_log_does_not_reach_the_stored_head(s
     is what holds it to the match as it was played: a log that no longer reaches it gives no record."""
     from service.store.records import ChainMismatch, match_record
 
-    match, _ = await seated(store, "quidditch")
-    match = await play_out(store, match.id, until=6)
+    match, _ = await active_at(store, "quidditch", 6)
     assert (await match_record(store, match.id, None))["version"] == 6
     await store.redis.hset(store.key(match.id), "state_hash", "0" * 64)
     with pytest.raises(ChainMismatch):
