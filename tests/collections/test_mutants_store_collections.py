@@ -17,6 +17,7 @@ tests/collections/test_trades.py's LosesOneReply does; the store itself is never
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import time
 import uuid
@@ -25,12 +26,12 @@ import pytest
 import redis
 import redis.asyncio as aioredis
 
-from service.engine import IllegalAction
+from service.engine import BOARD_SEAT, IllegalAction
 from service.games.casting_stones.catalogue import STONES
 from service.store import MatchStore
 from service.store import trades as trades_module
 from service.store.bots import create_match
-from service.store.collections import MAX_HANDS, attach, describe
+from service.store.collections import MAX_HANDS, CollectionGuard, attach, describe
 from service.store.errors import (
     CollectionPrivate,
     CollectionRequired,
@@ -45,6 +46,7 @@ from service.store.errors import (
     TradeClosed,
     TradeFailed,
     TradeNotFound,
+    VersionConflict,
 )
 from service.store.trades import COMPLETED, FAILED, Crash, Trades
 
@@ -668,6 +670,80 @@ async def test_a_match_with_bots_cannot_be_played_with_owned_collections(stores)
         await create_match(store, "casting-stones", variant="advanced", bots=[{"seat": 1, "level": "random"}])
     assert refused.value.message == ("A bot owns no collection: this match would be played with owned collections. "
                                      "Bots play open_collection matches (unrated).")
+
+
+# -- the owned-collection guard (service/store/collections.py, CollectionGuard) -------------------------------
+
+
+def guard_of(store) -> CollectionGuard:
+    return next(g for g in store.guards if isinstance(g, CollectionGuard))
+
+
+async def test_an_owned_collection_quick_match_refuses_bots_and_a_player_without_a_saved_hand_saying_why(stores):
+    """An Advanced Game quick match brings each player's saved hand: waiting with bots_after, or without a saved hand,
+    is refused in words that say what to do. An open-collection queue, or another game's, asks for neither."""
+    store, collections, _trades = stores
+    guard, game = guard_of(store), store.game("casting-stones")
+    player = await new_store_player(collections)
+    owned, open_collection = game.check_options("advanced", None, 2), game.check_options(
+        "advanced", {"open_collection": True}, 2)
+    with pytest.raises(CollectionRequired) as with_bots:
+        await guard.check_queue(player, game, owned, True, 5)
+    assert with_bots.value.message == ("Bots own no collection: a quick match played with owned collections waits "
+                                       "for players (leave bots_after out).")
+    with pytest.raises(HandNotFound) as no_hand:
+        await guard.check_queue(player, game, owned, True, None)
+    assert no_hand.value.message == ("A quick match of this game brings your saved hand: save one first "
+                                     "(POST /v1/players/me/hands).")
+    await guard.check_queue(player, game, open_collection, False, 5)
+    other = store.game("quidditch")
+    await guard.check_queue(player, other, other.check_options(None, None, 2), True, 5)
+
+
+async def test_a_seat_that_is_no_players_brings_nothing_in_an_owned_collection_match(stores):
+    """What only a player's collection can supply, a seat without a player (the board, or a seat out of range)
+    cannot act with: refused before the action is applied, in these words."""
+    store, collections, _trades = stores
+    match_id, _ann, _bob = await advanced_match(store, collections)
+    match = await store.get(match_id)
+    for seat in (BOARD_SEAT, len(match.seats)):
+        with pytest.raises(CollectionRequired) as refused:
+            await guard_of(store).check_action(match, seat, HARRY)
+        assert refused.value.message == ("This match is played with owned collections and this seat is no "
+                                         "player's: it has nothing to bring."), seat
+
+
+async def test_a_made_match_logs_a_seat_without_a_saved_hand_and_still_brings_the_next_seats(stores, caplog):
+    """Ann deleted her saved hand: her seat brings by hand (logged, with its code); Bob's saved hand is still brought
+    after it."""
+    store, collections, _trades = stores
+    match_id, (ann, _token), _bob = await advanced_match(store, collections)
+    await collections.delete_hand(ann, "Ann")
+    version = (await store.get(match_id)).version
+    with caplog.at_level(logging.INFO, logger="grimoire.collections"):
+        await guard_of(store).match_made(match_id)
+    assert (await store.get(match_id)).version == version + 1
+    assert [r.getMessage() for r in caplog.records if r.name == "grimoire.collections"] == [
+        f"quick match {match_id}: seat 0's saved hand was not brought (hand_not_found)"]
+
+
+async def test_a_made_match_brings_again_a_hand_whose_first_bring_met_another_seats(stores, monkeypatch):
+    """Both seats bring at once: the bring that finds the match moved on (a version conflict) is tried again at the
+    new version, and both hands are in."""
+    store, collections, _trades = stores
+    match_id, _ann, _bob = await advanced_match(store, collections)
+    version = (await store.get(match_id)).version
+    bring, conflicts = collections.bring_hand, []
+
+    async def conflicting_once(*args, **kwargs):
+        if not conflicts:
+            conflicts.append(args)
+            raise VersionConflict("Another seat brought first.", current_version=version)
+        return await bring(*args, **kwargs)
+
+    monkeypatch.setattr(collections, "bring_hand", conflicting_once)
+    await guard_of(store).match_made(match_id)
+    assert conflicts and (await store.get(match_id)).version == version + 2
 
 
 # -- a real Redis Cluster -------------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ import redis.asyncio as aioredis
 
 from service.app import create_app
 from service.store import MatchStore, SeatTaken, TokenRequired, quickmatch, tickets
+from service.store.errors import AlreadyQueued
 from service.store.players import PlayerStore
 from service.store.quickmatch import QuickMatch
 from service.store.tickets import (
@@ -353,3 +354,30 @@ def test_the_workers_sweep_fills_late_seats_with_bots_of_the_configured_level(re
     finally:
         runtime.configure(worker_runtime.settings, worker_runtime.games)
     assert asyncio.run(maker(bots_of)) == ["random"]
+
+
+async def test_a_player_already_waiting_is_refused_a_second_queue_saying_to_leave_first(quick):
+    queue, other = quick.queue("quidditch", "standard", 2, False), quick.queue("high-card", None, 2, False)
+    [player] = await players(quick, 1)
+    assert (await quick.join(player, queue))["status"] == "waiting"
+    message = await refusal(AlreadyQueued, quick.join(player, other))
+    assert message == "You are already waiting for a quick match; leave that queue first."
+    assert (await quick.status(player))["queue"]["game"] == "quidditch"
+
+
+async def test_a_join_the_store_fails_half_way_leaves_the_player_free_to_join_again(quick, monkeypatch):
+    """The pairing script fails after the player was marked as waiting: the mark is taken back, so the player is
+    idle (not waiting for a queue that never listed them) and the next join is not refused as AlreadyQueued."""
+    queue = quick.queue("quidditch", "standard", 2, False)
+    [player] = await players(quick, 1)
+    run = quick._run
+
+    async def failing(*args):
+        raise ConnectionError("Redis went away")
+
+    monkeypatch.setattr(quick, "_run", failing)
+    with pytest.raises(ConnectionError):
+        await quick.join(player, queue)
+    assert (await quick.status(player))["status"] == "idle"
+    monkeypatch.setattr(quick, "_run", run)
+    assert (await quick.join(player, queue))["status"] == "waiting"
