@@ -31,7 +31,7 @@ from service.games.casting_stones.catalogue import STONES
 from service.store import MatchStore
 from service.store import trades as trades_module
 from service.store.bots import create_match
-from service.store.collections import MAX_HANDS, CollectionGuard, attach, describe
+from service.store.collections import MAX_HANDS, CollectionGuard, attach, describe, parse_items
 from service.store.errors import (
     CollectionPrivate,
     CollectionRequired,
@@ -670,6 +670,12 @@ async def test_a_match_with_bots_cannot_be_played_with_owned_collections(stores)
         await create_match(store, "casting-stones", variant="advanced", bots=[{"seat": 1, "level": "random"}])
     assert refused.value.message == ("A bot owns no collection: this match would be played with owned collections. "
                                      "Bots play open_collection matches (unrated).")
+
+
+def test_a_collection_hash_reads_as_the_positive_counts_of_the_games_kinds():
+    """A field of a kind the game does not list, or a count down to zero, is not an item the player has."""
+    raw = {"stones:holly": "0", "badges:gold": "1", "stones:fluffy": "2", "cards:charms": "1"}
+    assert parse_items(raw, ("stones", "cards")) == {"stones": {"fluffy": 2}, "cards": {"charms": 1}}
 
 
 # -- the owned-collection guard (service/store/collections.py, CollectionGuard) -------------------------------

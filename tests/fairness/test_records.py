@@ -320,8 +320,36 @@ async def test_a_record_is_refused_when_the_log_does_not_reach_the_stored_head(s
     match, _ = await active_at(store, "quidditch", 6)
     assert (await match_record(store, match.id, None))["version"] == 6
     await store.redis.hset(store.key(match.id), "state_hash", "0" * 64)
-    with pytest.raises(ChainMismatch):
+    with pytest.raises(ChainMismatch) as refused:
         await match_record(store, match.id, None)
+    assert str(refused.value) == (f"match {match.id}: its log re-applied with quidditch rules version "
+                                  f"{match.rules_version} does not reach the stored state hash at version 6")
+
+
+@pytest.mark.parametrize("missing", ["secret_seed", "state_hash"])
+async def test_a_match_missing_a_part_of_its_chain_gets_a_record_without_hashes(store, missing):
+    """A chain needs the server seed, the stored head and a dealt match: a match stored without one of them (an
+    earlier release's) has no hashes to show, and its record says so instead of failing."""
+    from service.store.records import match_record
+
+    match, _ = await active_at(store, "quidditch", 4)
+    await store.redis.hdel(store.key(match.id), missing)
+    record = await match_record(store, match.id, None)
+    assert record["version"] == 4 and [a["version"] for a in record["actions"]] == [1, 2, 3, 4]
+    assert record["initial_state_hash"] is None and all(a["state_hash"] is None for a in record["actions"])
+
+
+async def test_log_entries_written_after_the_match_was_read_wait_for_the_next_read(store):
+    """The record is of the match as it was read: actions logged since (their entries past the read version) are left
+    to the next read, and the record ends at the read version."""
+    from service.store.records import build_record
+
+    match, _ = await active_at(store, "quidditch", 6, seed=7)  # a creator's seed: no hashes before the end
+    entries = await store.log_entries(match.id, after=0, limit=6)
+    read_at_four = await store.get(match.id)
+    read_at_four.version = 4
+    record = build_record(read_at_four, None, entries, None)
+    assert record["version"] == 4 and [a["version"] for a in record["actions"]] == [1, 2, 3, 4]
 
 
 def test_the_record_of_an_unknown_match_is_a_problem(client):

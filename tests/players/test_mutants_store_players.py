@@ -333,3 +333,33 @@ def test_a_rematch_being_made_is_waited_for_and_one_whose_maker_died_is_made_by_
     made = client.get(f"/v1/matches/{match_id}/rematch", headers=bearer(alice)).json()
     assert made["rematch_id"] and made["seat"] == 1
     assert client.get(f"/v1/matches/{made['rematch_id']}", headers=bearer(bob)).json()["my_seat"] == 0
+
+
+# -- a page of a sorted set (service/store/players.py, page_desc: leaderboards and match lists) ------------------------
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("scores", [[5.0] * 10, [9.0, 8.0, 7.0, 6.0]], ids=["ten tied", "four apart"])
+async def test_pages_list_every_member_once_in_order_and_the_last_full_page_has_no_next(redis_url, key_prefix, scores):
+    """Pages of two, cursor after cursor: ten members on one score (each page skips the ties shown before it, which
+    takes several reads of the set) and four on four scores (the second page is the last: no cursor to an empty
+    third)."""
+    import redis.asyncio as aioredis
+
+    from service.store.players import page_desc
+
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    key = f"{key_prefix}:pages:{uuid.uuid4().hex[:8]}"
+    members = {f"m{i:02d}": score for i, score in enumerate(scores)}
+    await client.zadd(key, members)
+    expected = sorted(members.items(), key=lambda item: (-item[1], [-ord(c) for c in item[0]]))
+    listed, cursor, pages = [], None, 0
+    while True:
+        page, cursor = await page_desc(client, key, cursor, 2)
+        listed += page
+        pages += 1
+        if cursor is None:
+            break
+    await client.aclose()
+    assert listed == expected
+    assert pages == len(scores) // 2

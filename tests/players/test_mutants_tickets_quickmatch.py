@@ -26,6 +26,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from service.app import create_app
+from service.engine import InvalidOptions
 from service.store import MatchStore, SeatTaken, TokenRequired, quickmatch, tickets
 from service.store.errors import AlreadyQueued
 from service.store.players import PlayerStore
@@ -381,3 +382,12 @@ async def test_a_join_the_store_fails_half_way_leaves_the_player_free_to_join_ag
     assert (await quick.status(player))["status"] == "idle"
     monkeypatch.setattr(quick, "_run", run)
     assert (await quick.join(player, queue))["status"] == "waiting"
+
+
+async def test_a_queues_turn_timer_is_one_second_to_a_day_both_included(quick):
+    assert quick.queue("high-card", None, 2, False, 1).turn_seconds == 1
+    assert quick.queue("high-card", None, 2, False, 86_400).turn_seconds == 86_400
+    for outside in (0, 86_401):
+        with pytest.raises(InvalidOptions) as refused:
+            quick.queue("high-card", None, 2, False, outside)
+        assert refused.value.message == "turn_seconds is 1 to 86400."
