@@ -220,3 +220,10 @@ def test_leave_seat_revokes_the_token(client):
     assert left["seat"] == 1 and left["match"]["seats"][1]["joined"] is False
     assert data(client, READ, {"id": match_id}, t1)["match"]["code"] == "INVALID_TOKEN"
     assert data(client, READ, {"id": match_id}, t0)["match"]["mySeat"] == 0
+
+
+def test_each_games_variants_are_those_rest_lists(client):
+    answer = gql(client, "{ games { id variants { id title description } } }")["data"]["games"]
+    listed = {game["id"]: game["variants"] for game in client.get("/v1/games").json()["games"]}
+    assert {game["id"]: game["variants"] for game in answer} == listed
+    assert all(v["id"] and v["title"] and v["description"] for variants in listed.values() for v in variants)
