@@ -391,3 +391,16 @@ async def test_a_queues_turn_timer_is_one_second_to_a_day_both_included(quick):
         with pytest.raises(InvalidOptions) as refused:
             quick.queue("high-card", None, 2, False, outside)
         assert refused.value.message == "turn_seconds is 1 to 86400."
+
+
+async def test_a_player_who_accepts_bots_at_once_gets_a_match_with_bots_on_joining(quick):
+    """``bots_after`` reaches the pairing script: 0 seconds, and the lone player's join makes the match, its other
+    seat a bot's; without it, the player waits."""
+    queue = quick.queue("quidditch", "standard", 2, False)
+    patient, hasty = await players(quick, 2)
+    assert (await quick.join(patient, queue))["status"] == "waiting"
+    await quick.leave(patient)
+    status = await quick.join(hasty, queue, bots_after=0)
+    assert status["status"] == "matched", status
+    match = await quick.store.get(status["last"]["match_id"])
+    assert [bool(seat.player) for seat in match.seats].count(True) == 1 and sum(bool(s.bot) for s in match.seats) == 1
