@@ -222,8 +222,12 @@ def test_leave_seat_revokes_the_token(client):
     assert data(client, READ, {"id": match_id}, t0)["match"]["mySeat"] == 0
 
 
-def test_each_games_variants_are_those_rest_lists(client):
-    answer = gql(client, "{ games { id variants { id title description } } }")["data"]["games"]
-    listed = {game["id"]: game["variants"] for game in client.get("/v1/games").json()["games"]}
-    assert {game["id"]: game["variants"] for game in answer} == listed
-    assert all(v["id"] and v["title"] and v["description"] for variants in listed.values() for v in variants)
+def test_each_game_is_described_as_rest_lists_it(client):
+    """Every field of `games`, the GraphQL spelling of REST's keys: the same values (docs/api.md: one model)."""
+    fields = {"id": "id", "title": "title", "minSeats": "min_seats", "maxSeats": "max_seats", "summary": "summary",
+              "optionsSchema": "options_schema", "actionSchemas": "action_schemas", "viewSchema": "view_schema",
+              "rulesVersion": "rules_version", "variants { id title description }": "variants"}
+    answer = gql(client, "{ games { %s } }" % " ".join(fields))["data"]["games"]
+    listed = client.get("/v1/games").json()["games"]
+    assert [{rest: game[graphql.split(" ")[0]] for graphql, rest in fields.items()} for game in answer] == listed
+    assert all(v["id"] and v["title"] and v["description"] for game in listed for v in game["variants"])
