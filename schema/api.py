@@ -22,10 +22,10 @@ from strawberry.scalars import JSON
 from strawberry.types import Info
 
 from service.engine import BOARD_SEAT_NOTE as BOARD_NOTE, RESULT_CAUSE, Game, InvalidOptions, RuleError, seeds
+from service.settings import Settings
 from service.store import Match, MatchStore, StoreError
 from service.store.bots import add_bot as store_add_bot, create_match as store_create_match
 from service.store.records import match_record as store_match_record
-from service.settings import Settings
 from service.store.tickets import StreamTickets
 
 from . import live, problems
