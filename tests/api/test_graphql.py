@@ -231,3 +231,20 @@ def test_each_game_is_described_as_rest_lists_it(client):
     listed = client.get("/v1/games").json()["games"]
     assert [{rest: game[graphql.split(" ")[0]] for graphql, rest in fields.items()} for game in answer] == listed
     assert all(v["id"] and v["title"] and v["description"] for game in listed for v in game["variants"])
+
+
+def test_a_match_records_fields_are_its_documents(client):
+    """Each typed field of a match's `record` is the document's own entry (REST's GET /v1/matches/{id}/record)."""
+    match_id, (t0, _) = started(client)
+    fields = {"format": "format", "matchId": "match_id", "game": "game", "variant": "variant",
+              "rulesVersion": "rules_version", "seedCommitment": "seed_commitment", "revealedSeed": "revealed_seed",
+              "rngSeed": "rng_seed", "initialStateHash": "initial_state_hash", "version": "version",
+              "disclosure": "disclosure", "seat": "seat"}
+    query = "query($id: ID!) { match(id: $id) { ... on Match { record { document seedSource status %s } } } }"
+    record = data(client, query % " ".join(fields), {"id": match_id}, t0)["match"]["record"]
+    document = record["document"]
+    assert document == client.get(f"/v1/matches/{match_id}/record", headers={"Authorization": f"Bearer {t0}"}).json()
+    assert {graphql: record[graphql] for graphql in fields} == \
+        {graphql: document[key] for graphql, key in fields.items()}
+    assert (record["seedSource"], record["status"]) == (document["seed_source"].upper(), document["status"].upper())
+    assert document["game"] == "high-card" and document["seat"] == 0
