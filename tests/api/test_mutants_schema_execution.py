@@ -22,6 +22,7 @@ from typing import Annotated, NewType, Optional, Union
 
 import pytest
 import strawberry
+import strawberry.schema.schema as strawberry_schema
 from graphql import build_schema as sdl_schema
 from starlette.routing import WebSocketRoute
 from strawberry.extensions import FieldExtension, ParserCache, SchemaExtension
@@ -29,7 +30,7 @@ from strawberry.permission import BasePermission
 from strawberry.schema.config import StrawberryConfig
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
-from schema import execution, problems
+from schema import execution, problems, validation
 from schema.asgi import GraphQLApp
 from schema.execution import PlainDataExecutor
 from service.contracts import SDL_PATH
@@ -464,9 +465,6 @@ def test_the_plain_types_are_those_whose_every_field_leads_to_leaves_or_plain_ty
 def test_a_document_is_validated_once_however_often_it_is_sent(client, monkeypatch):
     """docs/operations.md: validation results are kept per parsed document (schema/validation.py); strawberry
     validates again only what the cache does not answer, so every validation of either is counted."""
-    import strawberry.schema.schema as strawberry_schema
-    from schema import validation
-
     validated = []
 
     def counted(real):

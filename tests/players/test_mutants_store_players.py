@@ -14,8 +14,10 @@ import time
 import uuid
 
 import pytest
+import redis.asyncio as aioredis
 
 from service.players.ratings import Rating
+from service.store.players import page_desc
 
 from .conftest import bearer, play_out, unique_name
 
@@ -344,10 +346,6 @@ async def test_pages_list_every_member_once_in_order_and_the_last_full_page_has_
     """Pages of two, cursor after cursor: ten members on one score (each page skips the ties shown before it, which
     takes several reads of the set) and four on four scores (the second page is the last: no cursor to an empty
     third)."""
-    import redis.asyncio as aioredis
-
-    from service.store.players import page_desc
-
     client = aioredis.Redis.from_url(redis_url, decode_responses=True)
     key = f"{key_prefix}:pages:{uuid.uuid4().hex[:8]}"
     members = {f"m{i:02d}": score for i, score in enumerate(scores)}
