@@ -3,6 +3,8 @@ never `errors`; the document limits hold; GraphiQL is served."""
 
 import pytest
 
+from tests.players.conftest import play_out
+
 CREATE = """mutation($input: CreateMatchInput!) { createMatch(input: $input) {
   __typename ... on MatchCreated { match { id version status seats { seat joined } } } ... on Problem { code message } } }"""
 JOIN = """mutation($input: JoinMatchInput!) { joinMatch(input: $input) {
@@ -248,3 +250,22 @@ def test_a_match_records_fields_are_its_documents(client):
         {graphql: document[key] for graphql, key in fields.items()}
     assert (record["seedSource"], record["status"]) == (document["seed_source"].upper(), document["status"].upper())
     assert document["game"] == "high-card" and document["seat"] == 0
+
+
+def test_a_finished_match_records_actions_and_result_are_its_documents(client):
+    """After the end, a record's `actions` (each one's action typed as the game's) and `result` are the
+    document's own entries, as REST's GET /v1/matches/{id}/record gives them."""
+    match_id, tokens = started(client)
+    play_out(client, match_id, tokens)
+    query = """query($id: ID!) { match(id: $id) { ... on Match { record { document
+      actions { version seat stateHash action { __typename ... on HighCardPlayAction { card } } }
+      result { winners scores reason cause } } } } }"""
+    record = data(client, query, {"id": match_id})["match"]["record"]
+    document = record["document"]
+    assert document["status"] == "finished" and len(document["actions"]) > 2
+    assert record["actions"] == [
+        {"version": a["version"], "seat": a["seat"], "stateHash": a["state_hash"],
+         "action": {"__typename": "HighCardPlayAction", "card": a["action"]["card"]}}
+        for a in document["actions"]]
+    assert record["result"] == {"winners": document["result"]["winners"], "scores": document["result"]["scores"],
+                                "reason": document["result"]["reason"], "cause": document["result"].get("cause")}
