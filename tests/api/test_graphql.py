@@ -235,35 +235,46 @@ def test_each_game_is_described_as_rest_lists_it(client):
     assert all(v["id"] and v["title"] and v["description"] for game in listed for v in game["variants"])
 
 
+#: a match record's scalar GraphQL fields and the keys of the document they are
+RECORD_FIELDS = {"format": "format", "matchId": "match_id", "game": "game", "variant": "variant",
+                 "rulesVersion": "rules_version", "seedCommitment": "seed_commitment", "revealedSeed": "revealed_seed",
+                 "rngSeed": "rng_seed", "initialStateHash": "initial_state_hash", "version": "version",
+                 "disclosure": "disclosure", "seat": "seat"}
+
+
 def test_a_match_records_fields_are_its_documents(client):
     """Each typed field of a match's `record` is the document's own entry (REST's GET /v1/matches/{id}/record)."""
     match_id, (t0, _) = started(client)
-    fields = {"format": "format", "matchId": "match_id", "game": "game", "variant": "variant",
-              "rulesVersion": "rules_version", "seedCommitment": "seed_commitment", "revealedSeed": "revealed_seed",
-              "rngSeed": "rng_seed", "initialStateHash": "initial_state_hash", "version": "version",
-              "disclosure": "disclosure", "seat": "seat"}
     query = "query($id: ID!) { match(id: $id) { ... on Match { record { document seedSource status %s } } } }"
-    record = data(client, query % " ".join(fields), {"id": match_id}, t0)["match"]["record"]
+    record = data(client, query % " ".join(RECORD_FIELDS), {"id": match_id}, t0)["match"]["record"]
     document = record["document"]
     assert document == client.get(f"/v1/matches/{match_id}/record", headers={"Authorization": f"Bearer {t0}"}).json()
-    assert {graphql: record[graphql] for graphql in fields} == \
-        {graphql: document[key] for graphql, key in fields.items()}
+    assert {graphql: record[graphql] for graphql in RECORD_FIELDS} == \
+        {graphql: document[key] for graphql, key in RECORD_FIELDS.items()}
     assert (record["seedSource"], record["status"]) == (document["seed_source"].upper(), document["status"].upper())
     assert document["game"] == "high-card" and document["seat"] == 0
 
 
-def test_a_finished_match_records_actions_and_result_are_its_documents(client):
-    """After the end, a record's `actions` (each one's action typed as the game's) and `result` are the
-    document's own entries, as REST's GET /v1/matches/{id}/record gives them."""
-    match_id, tokens = started(client)
+def test_a_finished_match_records_fields_are_its_documents(client):
+    """After the end (a committed seed, one seat's own entropy), every typed field of a match's `record`,
+    its `entropies`, `actions` (each action typed as the game's) and `result` included, is the document's
+    own entry, as REST's GET /v1/matches/{id}/record gives it."""
+    match_id = data(client, CREATE, {"input": {"game": "high-card"}})["createMatch"]["match"]["id"]
+    tokens = [client.post(f"/v1/matches/{match_id}/seats", json=body).json()["token"]
+              for body in ({"name": "Ann", "entropy": "Ann's own"}, {"name": "Bob"})]
     play_out(client, match_id, tokens)
-    query = """query($id: ID!) { match(id: $id) { ... on Match { record { document
+    query = """query($id: ID!) { match(id: $id) { ... on Match { record { document %s
+      entropies { seat entropy generated }
       actions { version seat stateHash action { __typename ... on HighCardPlayAction { card } } }
-      result { winners scores reason cause } } } } }"""
+      result { winners scores reason cause } } } } }""" % " ".join(RECORD_FIELDS)
     record = data(client, query, {"id": match_id})["match"]["record"]
     document = record["document"]
-    assert document["status"] == "finished" and len(document["actions"]) > 2
-    assert record["actions"] == [
+    assert document == client.get(f"/v1/matches/{match_id}/record").json()
+    assert document["status"] == "finished" and document["revealed_seed"] and document["rng_seed"]
+    assert {graphql: record[graphql] for graphql in RECORD_FIELDS} == \
+        {graphql: document[key] for graphql, key in RECORD_FIELDS.items()}
+    assert record["entropies"] == document["entropies"] and document["entropies"][0]["entropy"] == "Ann's own"
+    assert len(document["actions"]) > 2 and record["actions"] == [
         {"version": a["version"], "seat": a["seat"], "stateHash": a["state_hash"],
          "action": {"__typename": "HighCardPlayAction", "card": a["action"]["card"]}}
         for a in document["actions"]]
