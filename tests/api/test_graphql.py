@@ -255,6 +255,28 @@ def test_a_match_records_fields_are_its_documents(client):
     assert document["game"] == "high-card" and document["seat"] == 0
 
 
+def test_a_played_action_shows_in_a_record_to_its_seat_only_until_the_end(client):
+    """A record's action is "shown to the seat that acted, and to everyone once the match is over": before
+    the end, another seat and a spectator get the entry with its action null, as in the document."""
+    match_id, (t0, t1) = started(client)
+    legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers={"Authorization": f"Bearer {t0}"}).json()
+    played = client.post(f"/v1/matches/{match_id}/actions", json={"action": legal["actions"][0]},
+                         headers={"Authorization": f"Bearer {t0}", "If-Match": '"0"'})
+    assert played.status_code == 200, played.text
+    query = """query($id: ID!) { match(id: $id) { ... on Match { record { document
+      actions { version seat action { __typename ... on HighCardPlayAction { card } } } } } } }"""
+    seen = {}
+    for who, token in (("actor", t0), ("other seat", t1), ("spectator", None)):
+        record = data(client, query, {"id": match_id}, token)["match"]["record"]
+        [action] = record["document"]["actions"]
+        seen[who] = (action["action"], record["actions"])
+    card = legal["actions"][0]["card"]
+    assert seen["actor"] == ({"type": "play", "card": card},
+                             [{"version": 1, "seat": 0, "action": {"__typename": "HighCardPlayAction", "card": card}}])
+    for who in ("other seat", "spectator"):
+        assert seen[who] == (None, [{"version": 1, "seat": 0, "action": None}]), who
+
+
 def test_a_finished_match_records_fields_are_its_documents(client):
     """After the end (a committed seed, one seat's own entropy), every typed field of a match's `record`,
     its `entropies`, `actions` (each action typed as the game's) and `result` included, is the document's
