@@ -91,6 +91,10 @@ def test_a_finished_match_of_every_game_verifies(finished_records, case):
     assert typed["document"] == record
     assert typed["seedSource"] == "COMMITMENT" and typed["rngSeed"] == record["rng_seed"]
     assert [a["stateHash"] for a in typed["actions"]] == [a["state_hash"] for a in record["actions"]]
+    assert (typed["revealedSeed"], typed["initialStateHash"], typed["entropies"]) == (
+        record["revealed_seed"], record["initial_state_hash"], record["entropies"])
+    assert typed["result"] == {"winners": record["result"]["winners"], "cause": record["result"]["cause"]}
+    assert record["result"]["cause"]  # every game says why it ended (docs/rules/<game>.md)
     verdict = verify_record(record, commitment=record["seed_commitment"], entropies={0: "my own entropy"})
     assert verdict.ok, verdict.summary()
     assert verdict.actions == record["version"]

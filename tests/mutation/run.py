@@ -122,6 +122,7 @@ MODULES: dict[str, tuple[list[str], list[str], list[str]]] = {
                + ["tests/games/quidditch/test_contract.py",
                   # GraphQL's replays and bot seats, seeds and entropy, and tokens on every channel
                   "tests/workers/test_jobs.py", "tests/fairness/test_randomness.py", "tests/live/test_tokens.py",
+                  "tests/fairness/test_records.py::test_a_finished_match_of_every_game_verifies",
                   # the tests written against the module's survivors
                   "tests/api/test_mutants_schema_errors.py", "tests/api/test_mutants_schema_execution.py",
                   "tests/api/test_mutants_schema_cost.py", "tests/api/test_mutants_schema_types.py"]),
@@ -154,6 +155,8 @@ _THROUGH_THE_SCHEMA = [
     "tests/api/test_mutants_schema_cost.py", "tests/api/test_mutants_schema_types.py",
     "tests/api/test_graphql_contract.py", "tests/api/test_guarantee_gaps.py", "tests/hardening/test_edges.py",
     "tests/api/test_unavailable.py", "tests/fairness/test_randomness.py", "tests/live/test_tokens.py",
+    # a finished match's record of every game, its typed fields against its document (causes, entropies)
+    "tests/fairness/test_records.py::test_a_finished_match_of_every_game_verifies",
     "tests/api/test_plain_execution.py", "tests/api/test_card_catalogues.py",
     # of test_jobs.py (47 s), the three that go through GraphQL (a survivor runs every test in this list)
     *[f"tests/workers/test_jobs.py::{name}" for name in (
