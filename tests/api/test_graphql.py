@@ -142,6 +142,30 @@ def test_graphiql_is_served_to_browsers(client):
     assert page.status_code == 200 and "graphiql" in page.text.lower()
 
 
+def test_a_match_event_is_the_history_entry_it_tells_of(client):
+    """Each field of a `matchEvents` MatchEvent, as the seat that acted follows from the start, is the entry
+    REST's GET /v1/matches/{id}/history gives it, with the match's status and seats to act after it."""
+    match_id, (t0, _) = started(client)
+    legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers={"Authorization": f"Bearer {t0}"}).json()
+    played = client.post(f"/v1/matches/{match_id}/actions", json={"action": legal["actions"][0]},
+                         headers={"Authorization": f"Bearer {t0}", "If-Match": '"0"'})
+    assert played.status_code == 200, played.text
+    [entry] = client.get(f"/v1/matches/{match_id}/history", headers={"Authorization": f"Bearer {t0}"}).json()["entries"]
+    query = """subscription($id: ID!) { matchEvents(matchId: $id, after: 0) { __typename ... on MatchEvent {
+      matchId game version seat action { __typename ... on HighCardPlayAction { card } } events status toAct at
+      auto { seat } } } }"""
+    with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
+        ws.send_json({"type": "connection_init", "payload": {"token": t0}})
+        assert ws.receive_json()["type"] == "connection_ack"
+        ws.send_json({"id": "1", "type": "subscribe", "payload": {"query": query, "variables": {"id": match_id}}})
+        message = ws.receive_json()
+    assert message["type"] == "next", message
+    assert message["payload"]["data"]["matchEvents"] == {
+        "__typename": "MatchEvent", "matchId": match_id, "game": "high-card", "version": entry["version"],
+        "seat": entry["seat"], "action": {"__typename": "HighCardPlayAction", "card": entry["action"]["card"]},
+        "events": entry["events"], "status": "ACTIVE", "toAct": [1], "at": entry["at"], "auto": None}
+
+
 @pytest.mark.parametrize("document,operation", [
     ('subscription { matchEvents(matchId: "%s") { __typename } }', None),
     ('query Q { games { id } } subscription S { matchEvents(matchId: "%s") { __typename } }', "S"),
