@@ -199,13 +199,35 @@ def test_graphql_add_bot_and_replay(client, drain):
                      __typename ... on Problem { code message } } }""", id=created["id"])["addBot"]
     assert refused["code"] == "UNKNOWN_BOT_LEVEL"
     drain()
-    job = gql("""mutation($id: ID!) { startReplay(input: {matchId: $id, seat: 1}) {
-                 ... on ReplayJob { id status } } }""", id=created["id"])["startReplay"]
+    start = """mutation($id: ID!, $seat: Int) { startReplay(input: {matchId: $id, seat: $seat}) {
+               ... on ReplayJob { id status matchId seat replay { verified } } } }"""
+    jobs = {seat: gql(start, id=created["id"], seat=seat)["startReplay"] for seat in (1, None)}
+    # not yet built: no replay
+    assert [(j["status"], j["matchId"], j["seat"], j["replay"]) for j in jobs.values()] == [
+        ("queued", created["id"], 1, None), ("queued", created["id"], None, None)]
     drain()
-    got = gql("""query($id: ID!) { replay(id: $id) { ... on ReplayJob { status replay { verified disclosure
-                 frames { version view { __typename } action { __typename } } } } } }""", id=job["id"])["replay"]
-    assert got["status"] == "finished" and got["replay"]["verified"] and got["replay"]["disclosure"] == "seat"
-    assert len(got["replay"]["frames"]) == 7
+    for seat, job in jobs.items():
+        got = gql("""query($id: ID!) { replay(id: $id) { ... on ReplayJob { id status matchId seat replay {
+                     matchId game seat disclosure note seed verified mismatches { version }
+                     frames { version seat action { __typename ... on HighCardPlayAction { card } } events
+                              view { __typename } views { __typename } toAct auto { seat } } } } } }""",
+                  id=job["id"])["replay"]
+        rest = client.get(f"/v1/replays/{job['id']}").json()
+        replay = rest["replay"]
+        assert (got["id"], got["status"], got["matchId"], got["seat"]) == (job["id"], "finished", created["id"], seat)
+        assert {key: value for key, value in got["replay"].items() if key != "frames"} == {
+            "matchId": replay["match_id"], "game": "high-card", "seat": seat, "disclosure": replay["disclosure"],
+            "note": replay["note"], "seed": replay["seed"], "verified": True, "mismatches": []}
+        assert (replay["disclosure"], replay["seed"]) == (("seat", None) if seat == 1 else ("everything", "4"))
+        assert got["replay"]["frames"] == [{
+            "version": f["version"], "seat": f["seat"],
+            "action": f["action"] and {"__typename": "HighCardPlayAction", "card": f["action"]["card"]},
+            "events": f["events"], "view": {"__typename": "HighCardView"},
+            "views": None if f.get("views") is None else [{"__typename": "HighCardView"}] * 2,
+            "toAct": f["to_act"], "auto": None} for f in replay["frames"]]
+        assert len(replay["frames"]) == 7 and (seat is None) == all(f.get("views") for f in replay["frames"])
+        # seat 1 sees its own actions only; the spectator replay shows every action
+        assert {f["seat"] for f in replay["frames"] if f["action"]} == ({1} if seat == 1 else {0, 1})
 
 
 def test_a_turn_timer_plays_the_late_seats_default_and_records_it(client, drain):
