@@ -270,6 +270,14 @@ def test_a_turn_timer_plays_the_late_seats_default_and_records_it(client, drain)
             for a in pushed] == expected + [None] * len(later)
     frames = replay(client, drain, match["id"], None)["frames"]
     assert [f["auto"] for f in frames] == [None] + expected + [None] * len(later)
+    job = client.post("/graphql", json={"query": """mutation($id: ID!) { startReplay(input: {matchId: $id}) {
+        ... on ReplayJob { id } } }""", "variables": {"id": match["id"]}}).json()["data"]["startReplay"]
+    drain()
+    typed = client.post("/graphql", json={"query": """query($id: ID!) { replay(id: $id) { ... on ReplayJob {
+        replay { frames { auto { seat reason default turnSeconds } } } } } }""", "variables": {"id": job["id"]}}).json()
+    assert [f["auto"] and {"seat": f["auto"]["seat"], "reason": f["auto"]["reason"], "default": f["auto"]["default"],
+                           "turn_seconds": f["auto"]["turnSeconds"]}
+            for f in typed["data"]["replay"]["replay"]["frames"]] == [None] + expected + [None] * len(later)
 
 
 def test_the_timer_default_is_a_pass_where_one_is_legal():
