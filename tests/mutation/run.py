@@ -194,6 +194,15 @@ TESTS_OF = {
 #: a name, a union's member, a default): run first, it kills them in a second.
 FIRST = {module: ["tests/api/test_contracts.py::test_schema_graphql_is_up_to_date"] for module in ("schema", "players")}
 
+#: Top-level functions whose mutants run only the tests that run the mutated line (tests/mutation/lines.py
+#: records which, in the original source), not every test of the function. ``build_schema`` defines every type
+#: and resolver of the schema, so mutmut (with ``TESTS_OF``) gives each of its mutants all the tests through
+#: the schema: a mutant of one resolver ran 340 tests to survive, and a test that kills it came after hundreds
+#: that never call it. A line run while the app is built (a type, a description, a union: run in some test's
+#: set-up) keeps every test; a line no selected test runs too. Fewer tests can only miss a kill, never make
+#: one: a survivor is checked again with all of them (``--recheck``).
+BY_LINE = {"schema": {"schema.api.x_build_schema": "schema/api.py"}}
+
 KILLED = {"killed", "timeout", "segfault", "caught by type check"}
 #: mutmut's exit codes, as --recheck records its verdicts
 KILL, SURVIVE, TIMEOUT = 1, 0, 36
@@ -288,8 +297,118 @@ def _map_tests_of(name: str, main) -> None:
         for test in FIRST.get(name, ()):
             if test in known:
                 known[test] = -1.0
+        if name in BY_LINE:
+            _select_by_line(name, main, known)
 
     main.collect_or_load_stats = collect_then_map
+
+
+def _lines_run(name: str) -> dict[str, dict[str, list[list[str]]]]:
+    """{path: {line: [[test id, phase], ...]}} for the files of ``BY_LINE[name]``, measured once per version
+    of them (tests/mutation/lines.py, a pytest of the module's tests in the original source; minutes)."""
+    paths = sorted(set(BY_LINE[name].values()))
+    version = hashlib.sha256(b"".join((ROOT / path).read_bytes() for path in paths)).hexdigest()[:16]
+    saved = ROOT / "mutants" / f"lines.{name}.{version}.json"
+    if not saved.exists():
+        print(f"Recording which test runs which line of {', '.join(paths)}", flush=True)
+        tests = sorted({test for tests in TESTS_OF[name].values() for test in tests})
+        done = subprocess.run([sys.executable, "-m", "pytest", "-p", "tests.mutation.lines", "-p", "no:cacheprovider",
+                               "-m", "not slow", "-q", *tests], cwd=ROOT, stdout=subprocess.DEVNULL,
+                              env={**os.environ, "MUTATION_LINES_OF": ",".join(paths), "MUTATION_LINES_TO": str(saved)})
+        if done.returncode:  # a failed test still ran its lines; a kill by it would be a flake's
+            print(f"pytest exited {done.returncode} while recording lines: check the tests pass", flush=True)
+    return json.loads(saved.read_text())
+
+
+def _changed_lines(path: str, function: str) -> dict[str, list[int]]:
+    """{mutant: the lines of the original ``path`` it changes} for every mutant of top-level ``function``
+    (``x_name`` as mutmut mangles it), read off mutants/<path> in one pass (mutmut's own diff re-reads the
+    whole file for each mutant: 50 MB for schema/api.py)."""
+    import ast
+    import difflib
+
+    module = function.rpartition(".")[0]
+    name = function.rpartition(".")[2]
+    bodies: dict[str, list[str]] = {}
+    current = None
+    for line in (ROOT / "mutants" / path).read_text().splitlines():
+        if not line.startswith((" ", "\t", ")")) and line.strip():
+            current = None
+            if line.startswith(f"def {name}__mutmut_"):
+                current, _, rest = line[4:].partition("(")
+                bodies[current] = []
+                line = f"def {name}__mutmut_orig({rest}"  # the mutant's own name is no change
+        if current is not None:
+            bodies[current].append(line)
+    original = bodies.pop(f"{name}__mutmut_orig")
+    tree = ast.parse((ROOT / path).read_text())
+    start = next(node.lineno for node in tree.body
+                 if isinstance(node, ast.FunctionDef) and node.name == name.removeprefix("x_"))
+    changed = {}
+    for mutant, body in bodies.items():
+        lines = []
+        for tag, i1, i2, _j1, _j2 in difflib.SequenceMatcher(None, original, body, autojunk=False).get_opcodes():
+            if tag != "equal":
+                lines.extend(range(start + i1, start + max(i2, i1 + 1)))
+        changed[f"{module}.{mutant}"] = lines
+    return changed
+
+
+def _run_later(path: str, function: str) -> set[int]:
+    """The lines of the bodies of the functions nested in top-level ``function`` (mangled) of ``path``: run
+    when they are called (a resolver, per request), where the rest of ``function`` (its own statements, class
+    bodies, decorators, defaults) runs when it is."""
+    import ast
+
+    name = function.rpartition(".")[2].removeprefix("x_")
+    outer = next(node for node in ast.parse((ROOT / path).read_text()).body
+                 if isinstance(node, ast.FunctionDef) and node.name == name)
+    lines = set()
+    for node in ast.walk(outer):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not outer:
+            lines.update(range(node.body[0].lineno, node.end_lineno + 1))
+    return lines
+
+
+def _select_by_line(name: str, main, known: dict[str, float]) -> None:
+    """Give each mutant of the functions of ``BY_LINE[name]`` the tests that run its lines (see there)."""
+    from coverage.parser import PythonParser
+    from mutmut.state import state
+
+    lines_run = _lines_run(name)
+    mapped = state().tests_by_mangled_function_name
+    chosen: dict[str, set[str]] = {}
+    for function, path in BY_LINE[name].items():
+        parser = PythonParser(filename=str(ROOT / path))
+        parser.parse_source()
+        run, later = lines_run.get(path, {}), _run_later(path, function)
+        for mutant, lines in _changed_lines(path, function).items():
+            runs = [run.get(str(parser.first_line(line))) for line in lines]
+            if not lines or not all(runs) or not later.issuperset(lines):
+                continue  # run when the app is built, or by no test: every test of the function
+            tests = {test for r in runs for test, _ in r if test in known}
+            if tests:
+                chosen[mutant] = tests
+    print(f"{len(chosen)} mutants of {', '.join(BY_LINE[name])} get the tests that run their lines", flush=True)
+
+    class MutantKey(str):
+        """A function's name that remembers which of its mutants asked (mutmut looks tests up by function)."""
+        mutant: str
+
+    class TestsByFunction(type(mapped)):
+        def get(self, key, default=None):
+            mutant = getattr(key, "mutant", None)
+            return chosen[mutant] if mutant in chosen else super().get(key, default)
+
+    function_of = main.mangled_name_from_mutant_name
+
+    def mangled_name_from_mutant_name(mutant_name: str) -> str:
+        key = MutantKey(function_of(mutant_name))
+        key.mutant = mutant_name
+        return key
+
+    state().tests_by_mangled_function_name = TestsByFunction(mapped.default_factory, mapped)
+    main.mangled_name_from_mutant_name = mangled_name_from_mutant_name
 
 
 def _saved(name: str) -> list[tuple[Path, Path]]:
