@@ -274,6 +274,14 @@ def run_module(name: str, mutants: list[str], max_children: int) -> None:
             shutil.copy(current, own)
 
 
+def _add_tests_of(name: str, mapped: dict, known) -> None:
+    """Add to ``mapped`` (function: tests) the tests ``TESTS_OF`` gives its functions, of the ``known`` ones."""
+    for function, wanted in TESTS_OF.get(name, {}).items():
+        mapped[function] = set(mapped.get(function, ())) | {
+            test for test in known if any(test == w or test.startswith(w + "::") or test.startswith(w + "[")
+                                          for w in wanted)}
+
+
 def _map_tests_of(name: str, main) -> None:
     """After mutmut has mapped tests to functions, give the functions of ``TESTS_OF`` theirs."""
     collect = main.collect_or_load_stats
@@ -290,10 +298,7 @@ def _map_tests_of(name: str, main) -> None:
 
         known = state().duration_by_test
         mapped = state().tests_by_mangled_function_name
-        for function, wanted in TESTS_OF.get(name, {}).items():
-            mapped[function] = set(mapped.get(function, ())) | {
-                test for test in known if any(test == w or test.startswith(w + "::") or test.startswith(w + "[")
-                                              for w in wanted)}
+        _add_tests_of(name, mapped, known)
         for test in FIRST.get(name, ()):
             if test in known:
                 known[test] = -1.0
@@ -587,6 +592,7 @@ def recheck(name: str, factor: float, patterns: list[str], tests: list[str], par
     _, own = _stats_files(name)
     stats = json.loads(own.read_text())
     tests_of, duration = stats["tests_by_mangled_function_name"], stats["duration_by_test"]
+    _add_tests_of(name, tests_of, duration)  # mutmut's own map is the one it saved
     wanted = ("timeout", "survived", "no tests") if tests else ("timeout", "survived")
     work = []
     for _module, meta, data in _results(name):
