@@ -157,7 +157,7 @@ _THROUGH_THE_SCHEMA = [
     "tests/api/test_unavailable.py", "tests/fairness/test_randomness.py", "tests/live/test_tokens.py",
     # a finished match's record of every game, its typed fields against its document (causes, entropies)
     "tests/fairness/test_records.py::test_a_finished_match_of_every_game_verifies",
-    "tests/api/test_plain_execution.py", "tests/api/test_card_catalogues.py",
+    "tests/api/test_plain_execution.py", "tests/api/test_card_catalogues.py", "tests/api/test_catalogues.py",
     # of test_jobs.py (47 s), the three that go through GraphQL (a survivor runs every test in this list)
     *[f"tests/workers/test_jobs.py::{name}" for name in (
         "test_graphql_add_bot_and_replay", "test_a_turn_timer_plays_the_late_seats_default_and_records_it",
@@ -310,13 +310,13 @@ def _map_tests_of(name: str, main) -> None:
 
 def _lines_run(name: str) -> dict[str, dict[str, list[list[str]]]]:
     """{path: {line: [[test id, phase], ...]}} for the files of ``BY_LINE[name]``, measured once per version
-    of them (tests/mutation/lines.py, a pytest of the module's tests in the original source; minutes)."""
+    of them and of ``TESTS_OF`` (tests/mutation/lines.py: a pytest of those tests in the original source, minutes)."""
     paths = sorted(set(BY_LINE[name].values()))
-    version = hashlib.sha256(b"".join((ROOT / path).read_bytes() for path in paths)).hexdigest()[:16]
-    saved = ROOT / "mutants" / f"lines.{name}.{version}.json"
+    tests = sorted({test for tests in TESTS_OF[name].values() for test in tests})
+    version = hashlib.sha256(b"".join((ROOT / path).read_bytes() for path in paths) + str(tests).encode())
+    saved = ROOT / "mutants" / f"lines.{name}.{version.hexdigest()[:16]}.json"
     if not saved.exists():
         print(f"Recording which test runs which line of {', '.join(paths)}", flush=True)
-        tests = sorted({test for tests in TESTS_OF[name].values() for test in tests})
         done = subprocess.run([sys.executable, "-m", "pytest", "-p", "tests.mutation.lines", "-p", "no:cacheprovider",
                                "-m", "not slow", "-q", *tests], cwd=ROOT, stdout=subprocess.DEVNULL,
                               env={**os.environ, "MUTATION_LINES_OF": ",".join(paths), "MUTATION_LINES_TO": str(saved)})
@@ -359,10 +359,10 @@ def _changed_lines(path: str, function: str) -> dict[str, list[int]]:
     return changed
 
 
-def _run_later(path: str, function: str) -> set[int]:
-    """The lines of the bodies of the functions nested in top-level ``function`` (mangled) of ``path``: run
-    when they are called (a resolver, per request), where the rest of ``function`` (its own statements, class
-    bodies, decorators, defaults) runs when it is."""
+def _run_later(path: str, function: str) -> tuple[set[int], int]:
+    """The lines of the bodies of the functions nested in top-level ``function`` (mangled) of ``path``, which
+    may run when they are called (a resolver, per request), where the rest of ``function`` (its own statements,
+    class bodies, decorators, defaults) runs when it does; and the line of ``function``'s first statement."""
     import ast
 
     name = function.rpartition(".")[2].removeprefix("x_")
@@ -372,7 +372,9 @@ def _run_later(path: str, function: str) -> set[int]:
     for node in ast.walk(outer):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not outer:
             lines.update(range(node.body[0].lineno, node.end_lineno + 1))
-    return lines
+    statements = [node for node in outer.body
+                  if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]  # a docstring
+    return lines, statements[0].lineno
 
 
 def _select_by_line(name: str, main, known: dict[str, float]) -> None:
@@ -386,10 +388,15 @@ def _select_by_line(name: str, main, known: dict[str, float]) -> None:
     for function, path in BY_LINE[name].items():
         parser = PythonParser(filename=str(ROOT / path))
         parser.parse_source()
-        run, later = lines_run.get(path, {}), _run_later(path, function)
+        run = lines_run.get(path, {})
+        later, first = _run_later(path, function)
+        # a nested function the build calls (one that makes a field) runs with it: a line run in a test's
+        # phase that built an app counts as built (a resolver run in the same phase is given every test too)
+        building = {tuple(context) for context in run.get(str(parser.first_line(first)), [])}
         for mutant, lines in _changed_lines(path, function).items():
             runs = [run.get(str(parser.first_line(line))) for line in lines]
-            if not lines or not all(runs) or not later.issuperset(lines):
+            if not lines or not all(runs) or not later.issuperset(lines) or \
+                    any(tuple(context) in building for r in runs for context in r):
                 continue  # run when the app is built, or by no test: every test of the function
             tests = {test for r in runs for test, _ in r if test in known}
             if tests:
