@@ -4,9 +4,9 @@
 
 For each line of the files named in ``MUTATION_LINES_OF`` (comma-separated), the tests that ran it, each
 test's set-up apart from its call and teardown: ``{path: {line: [[nodeid, "setup" | "call" | "teardown"],
-...]}}`` in ``MUTATION_LINES_TO``. A line a test only runs while its fixtures are set up (the session's app,
-built once, and everything ``build_schema`` defines) is one every test goes through; a line run in a test's
-call is one that test reaches.
+...]}}`` in ``MUTATION_LINES_TO``. A line run in the phase of a test that built an app (the session's app is
+built in the set-up of the first test that asks for it) may be one every test goes through; run.py
+(``BY_LINE``) decides which.
 """
 
 from __future__ import annotations

@@ -198,9 +198,10 @@ FIRST = {module: ["tests/api/test_contracts.py::test_schema_graphql_is_up_to_dat
 #: records which, in the original source), not every test of the function. ``build_schema`` defines every type
 #: and resolver of the schema, so mutmut (with ``TESTS_OF``) gives each of its mutants all the tests through
 #: the schema: a mutant of one resolver ran 340 tests to survive, and a test that kills it came after hundreds
-#: that never call it. A line run while the app is built (a type, a description, a union: run in some test's
-#: set-up) keeps every test; a line no selected test runs too. Fewer tests can only miss a kill, never make
-#: one: a survivor is checked again with all of them (``--recheck``).
+#: that never call it. What runs when the schema is built keeps every test: the function's own statements,
+#: class bodies, decorators and descriptions, and a nested function run in a test's phase that built an app;
+#: a line no selected test runs too. Fewer tests can only miss a kill, never make one: a survivor is checked
+#: again with all of them (``--recheck``).
 BY_LINE = {"schema": {"schema.api.x_build_schema": "schema/api.py"}}
 
 KILLED = {"killed", "timeout", "segfault", "caught by type check"}
