@@ -3,7 +3,7 @@ never `errors`; the document limits hold; GraphiQL is served."""
 
 import pytest
 
-from tests.players.conftest import play_out
+from tests.players.conftest import bearer, play_out
 
 CREATE = """mutation($input: CreateMatchInput!) { createMatch(input: $input) {
   __typename ... on MatchCreated { match { id version status seats { seat joined } } } ... on Problem { code message } } }"""
@@ -28,6 +28,15 @@ def data(client, query, variables=None, token=None):
     body = gql(client, query, variables, token)
     assert "errors" not in body, body
     return body["data"]
+
+
+def play_first_legal_action(client, match_id, token):
+    """Play the seat's first legal action over REST, the match at version 0; returns the action."""
+    [action, *_] = client.get(f"/v1/matches/{match_id}/legal-actions", headers=bearer(token)).json()["actions"]
+    played = client.post(f"/v1/matches/{match_id}/actions", json={"action": action},
+                         headers={**bearer(token), "If-Match": '"0"'})
+    assert played.status_code == 200, played.text
+    return action
 
 
 def started(client):
@@ -146,11 +155,8 @@ def test_a_match_event_is_the_history_entry_it_tells_of(client):
     """Each field of a `matchEvents` MatchEvent, as the seat that acted follows from the start, is the entry
     REST's GET /v1/matches/{id}/history gives it, with the match's status and seats to act after it."""
     match_id, (t0, _) = started(client)
-    legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers={"Authorization": f"Bearer {t0}"}).json()
-    played = client.post(f"/v1/matches/{match_id}/actions", json={"action": legal["actions"][0]},
-                         headers={"Authorization": f"Bearer {t0}", "If-Match": '"0"'})
-    assert played.status_code == 200, played.text
-    [entry] = client.get(f"/v1/matches/{match_id}/history", headers={"Authorization": f"Bearer {t0}"}).json()["entries"]
+    play_first_legal_action(client, match_id, t0)
+    [entry] = client.get(f"/v1/matches/{match_id}/history", headers=bearer(t0)).json()["entries"]
     query = """subscription($id: ID!) { matchEvents(matchId: $id, after: 0) { __typename ... on MatchEvent {
       matchId game version seat action { __typename ... on HighCardPlayAction { card } } events status toAct at
       auto { seat } } } }"""
@@ -283,10 +289,7 @@ def test_a_played_action_shows_in_a_record_to_its_seat_only_until_the_end(client
     """A record's action is "shown to the seat that acted, and to everyone once the match is over": before
     the end, another seat and a spectator get the entry with its action null, as in the document."""
     match_id, (t0, t1) = started(client)
-    legal = client.get(f"/v1/matches/{match_id}/legal-actions", headers={"Authorization": f"Bearer {t0}"}).json()
-    played = client.post(f"/v1/matches/{match_id}/actions", json={"action": legal["actions"][0]},
-                         headers={"Authorization": f"Bearer {t0}", "If-Match": '"0"'})
-    assert played.status_code == 200, played.text
+    card = play_first_legal_action(client, match_id, t0)["card"]
     query = """query($id: ID!) { match(id: $id) { ... on Match { record { document
       actions { version seat action { __typename ... on HighCardPlayAction { card } } } } } } }"""
     seen = {}
@@ -294,7 +297,6 @@ def test_a_played_action_shows_in_a_record_to_its_seat_only_until_the_end(client
         record = data(client, query, {"id": match_id}, token)["match"]["record"]
         [action] = record["document"]["actions"]
         seen[who] = (action["action"], record["actions"])
-    card = legal["actions"][0]["card"]
     assert seen["actor"] == ({"type": "play", "card": card},
                              [{"version": 1, "seat": 0, "action": {"__typename": "HighCardPlayAction", "card": card}}])
     for who in ("other seat", "spectator"):

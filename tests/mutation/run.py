@@ -326,11 +326,19 @@ def _lines_run(name: str) -> dict[str, dict[str, list[list[str]]]]:
     return json.loads(saved.read_text())
 
 
+def _function_node(path: str, function: str):
+    """The ast node of top-level ``function`` (mangled: ``module.x_name``) in the original ``path``."""
+    import ast
+
+    name = function.rpartition(".")[2].removeprefix("x_")
+    return next(node for node in ast.parse((ROOT / path).read_text()).body
+                if isinstance(node, ast.FunctionDef) and node.name == name)
+
+
 def _changed_lines(path: str, function: str) -> dict[str, list[int]]:
     """{mutant: the lines of the original ``path`` it changes} for every mutant of top-level ``function``
     (``x_name`` as mutmut mangles it), read off mutants/<path> in one pass (mutmut's own diff re-reads the
     whole file for each mutant: 50 MB for schema/api.py)."""
-    import ast
     import difflib
 
     module = function.rpartition(".")[0]
@@ -347,9 +355,7 @@ def _changed_lines(path: str, function: str) -> dict[str, list[int]]:
         if current is not None:
             bodies[current].append(line)
     original = bodies.pop(f"{name}__mutmut_orig")
-    tree = ast.parse((ROOT / path).read_text())
-    start = next(node.lineno for node in tree.body
-                 if isinstance(node, ast.FunctionDef) and node.name == name.removeprefix("x_"))
+    start = _function_node(path, function).lineno
     changed = {}
     for mutant, body in bodies.items():
         lines = []
@@ -366,9 +372,7 @@ def _run_later(path: str, function: str) -> tuple[set[int], int]:
     class bodies, decorators, defaults) runs when it does; and the line of ``function``'s first statement."""
     import ast
 
-    name = function.rpartition(".")[2].removeprefix("x_")
-    outer = next(node for node in ast.parse((ROOT / path).read_text()).body
-                 if isinstance(node, ast.FunctionDef) and node.name == name)
+    outer = _function_node(path, function)
     lines = set()
     for node in ast.walk(outer):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node is not outer:
