@@ -483,6 +483,37 @@ def test_a_document_is_validated_once_however_often_it_is_sent(client, monkeypat
     assert len(validated) == 2 and validated[0] is not validated[1]
 
 
+
+def _served_schema(client):
+    return next(route.app.schema for route in client.app.routes if getattr(route, "path", None) == "/graphql")
+
+
+def test_the_service_executes_its_documents_on_the_fast_path(client, monkeypatch):
+    """docs/operations.md: the service's schema completes plain values without graphql-core's per-field work
+    (strawberry's own executor answers the same, only slower, so nothing but the executor tells them apart)."""
+    executed = []
+    real = PlainDataExecutor.execute_operation
+
+    def counted(self, *args, **kwargs):
+        executed.append(type(self))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(PlainDataExecutor, "execute_operation", counted)
+    assert client.post("/graphql", json={"query": "query FastPath { games { id } }"}).json()["data"]["games"]
+    assert executed == [PlainDataExecutor]
+
+
+def test_distinct_documents_keep_at_most_256_parsed_and_validated(client):
+    """docs/security.md (limits): a client sending ever new query texts pushes the least recently used out of
+    the parse and validation caches; it cannot grow them."""
+    for number in range(300):
+        assert client.post("/graphql", json={"query": f"query Distinct{number} {{ games {{ id }} }}"}).status_code == 200
+    extensions = [make() for make in _served_schema(client).extensions]
+    [parsed] = [e.cached_parse_document.cache_info() for e in extensions if isinstance(e, ParserCache)]
+    [validated] = [e.results for e in extensions if isinstance(e, validation.DocumentValidationCache)]
+    assert parsed.maxsize == 256 and parsed.currsize == 256
+    assert validated.maxsize == 256 and len(validated.results) == 256
+
 def _delivered(schema, document: str) -> list[dict]:
     """Every payload of an incrementally delivered answer, as sent."""
     async def run():
