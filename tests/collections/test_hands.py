@@ -32,8 +32,12 @@ def test_an_advanced_match_refuses_an_unowned_stone_and_accepts_an_owned_hand(cl
     match_id = created.json()["id"]
     anonymous = client.post(f"/v1/matches/{match_id}/seats", json={"name": "Nobody"})
     assert anonymous.status_code == 401 and anonymous.json()["code"] == "player_required"
+    assert anonymous.json()["detail"] == ("This match is played with owned collections: join with your player token "
+                                          "(or identity provider's JWT), so that you bring what you own.")
     bot = client.post(f"/v1/matches/{match_id}/bots", json={"level": "random"})
     assert bot.status_code == 409 and bot.json()["code"] == "collection_required"
+    assert bot.json()["detail"] == ("A bot owns no collection: this match is played with owned collections. "
+                                    "Bots play open_collection matches (unrated).")
     for auth in (ann_auth, bob_auth):
         assert client.post(f"/v1/matches/{match_id}/seats", json={"name": "x"}, headers=auth).status_code == 201
     match = client.get(f"/v1/matches/{match_id}", headers=ann_auth).json()
@@ -97,8 +101,10 @@ async def test_a_rated_match_is_never_an_open_collection_one(stores):
     from service.engine import InvalidOptions
 
     store, _collections, _trades = stores
-    with pytest.raises(InvalidOptions, match="open_collection"):
+    with pytest.raises(InvalidOptions) as refused:
         await store.create("casting-stones", variant="advanced", options={"open_collection": True}, rated=True)
+    assert refused.value.message == ("A rated match is played with owned collections: open_collection is for "
+                                     "unrated matches (bots and tests).")
     assert (await store.create("casting-stones", variant="advanced", rated=True)).rated
 
 

@@ -17,6 +17,7 @@ tests/collections/test_trades.py's LosesOneReply does; the store itself is never
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 
 import time
@@ -48,6 +49,7 @@ from service.store.errors import (
     TradeNotFound,
     VersionConflict,
 )
+from service.store.players import PlayerStore
 from service.store.trades import COMPLETED, FAILED, Crash, Trades
 
 from .conftest import give, new_store_player
@@ -122,6 +124,24 @@ async def status_of(trades, trade_id: str) -> str:
 
 
 # -- offers: what a side may list, and every refusal's sentence ------------------------------------------------
+
+async def test_attach_wires_the_settings_and_the_players_given_once_per_store(redis_url, key_prefix, games, settings):
+    """``attach`` (what the service and each worker call at start): the refills a day and an offer's and a finished
+    trade's lifetimes come from the settings, the collections use the players' store they are given, and a second
+    attach to the same store returns the first one's collections and trades and adds no second guard."""
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        store = MatchStore(client, games, prefix=key_prefix, finished_ttl=600, idle_ttl=600)
+        tuned = dataclasses.replace(settings, sets_per_day=3, trade_offer_ttl=120, trade_history_ttl=7200)
+        players = PlayerStore(store)
+        collections, trades = attach(store, tuned, players)
+        assert collections.players is players and collections.sets_per_day == 3
+        assert (trades.offer_ttl, trades.history_ttl) == (120, 7200)
+        again = attach(store, settings)
+        assert again[0] is collections and again[1] is trades
+        assert sum(isinstance(guard, CollectionGuard) for guard in store.guards) == 1
+    finally:
+        await client.aclose()
 
 async def test_an_offers_sides_are_checked_and_each_refusal_names_its_side(isolated):
     """A side is a dict of known kinds, each a list of ``{id, count}`` with a string id and a whole count from 1

@@ -3,6 +3,7 @@ to players, and a player's token acting for its seats only."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 
 import redis as sync_redis
@@ -17,6 +18,7 @@ def test_a_player_is_made_with_a_token_shown_once_and_stored_only_as_its_hash(cl
     body = response.json()
     player_id, token = body["player"]["id"], body["token"]
     assert body["player"]["name"] == name and token.startswith(f"gp.{player_id}.{body['token_id']}.")
+    assert len(base64.urlsafe_b64decode(token.rpartition(".")[2] + "=")) == 32  # docs/security.md: 256 random bits
     me = client.get("/v1/players/me", headers=bearer(token))
     assert me.status_code == 200 and me.json()["name"] == name and me.json()["ratings"] == []
     raw = sync_redis.Redis.from_url(settings.redis_url, decode_responses=True)
@@ -32,6 +34,8 @@ def test_names_have_rules_and_nobody_can_take_a_name_that_reads_as_another(clien
         assert response.status_code in (400, 422), bad
         if response.status_code == 422:
             assert response.json()["code"] == "invalid_name"
+    refused = client.post("/v1/players", json={"name": "semi;colon"}).json()
+    assert (refused["code"], refused["detail"]) == ("invalid_name", "A name holds letters, digits, spaces and _ - . ' only.")
     name = unique_name("Harry P")  # names are at most 24 characters, and the suffix grows with the run
     assert client.post("/v1/players", json={"name": name}).status_code == 201
     for lookalike in [name, name.upper(), name.replace(" ", "_"), name.replace(" ", ""),

@@ -17,7 +17,9 @@ import pytest
 import redis.asyncio as aioredis
 
 from service.players.ratings import Rating
-from service.store.players import page_desc
+from service.store import MatchStore
+from service.store.errors import PlayerNotFound
+from service.store.players import PlayerStore, page_desc
 
 from .conftest import bearer, play_out, unique_name
 
@@ -95,6 +97,89 @@ def test_revoking_a_token_the_player_does_not_have_says_which(client, new_player
     assert refused.status_code == 404 and refused.json()["code"] == "player_token_not_found"
     assert refused.json()["detail"] == "You have no token 'not-mine'."
 
+
+def test_a_player_token_malformed_or_unknown_reading_a_match_is_refused_as_one(client, new_player):
+    """A bearer shaped like a player token (``gp.``) is a player token: read with a match (one round trip) or
+    alone, a malformed one is refused as an unknown one is, never handed to the identity provider's check. No
+    bearer, or a seat token, where a player is needed: ``player_required``, saying how to get one."""
+    _, token = new_player()
+    match_id = client.post("/v1/matches", json={"game": "high-card"}).json()["id"]
+    assert client.post(f"/v1/matches/{match_id}/seats", json={"seat": 0}, headers=bearer(token)).status_code == 201
+    assert client.get(f"/v1/matches/{match_id}", headers=bearer(token)).json()["my_seat"] == 0
+    for presented in ("gp.too.short", "gp..x.y", token.rpartition(".")[0] + ".wrong-secret"):
+        for refused in (client.get(f"/v1/matches/{match_id}", headers=bearer(presented)),
+                        client.get("/v1/me/matches", headers=bearer(presented))):
+            assert refused.status_code == 401, presented
+            assert (refused.json()["code"], refused.json()["detail"]) == (
+                "invalid_token", "This player token is revoked or unknown."), presented
+    seat_token = client.post(f"/v1/matches/{match_id}/seats", json={"seat": 1, "name": "Seated"}).json()["token"]
+    for headers in ({}, bearer(seat_token)):
+        refused = client.get("/v1/me/matches", headers=headers)
+        assert refused.status_code == 401 and refused.json()["code"] == "player_required", refused.text
+        assert refused.json()["detail"] == ("Send a player token (or your identity provider's JWT) as the bearer "
+                                            "token; POST /v1/players makes a player and its first token.")
+
+
+# -- my matches: the per-player index ----------------------------------------------------------------------------
+
+
+def test_a_players_matches_are_kept_under_the_documented_keys_active_then_finished(client, new_player, raw, settings,
+                                                                                     drain):
+    """service/store/players.py's key layout (what a process of another release reads): a seat taken is listed in
+    ``...:matches:active``, scored by when it was taken; a finished match moves to ``...:matches:finished``."""
+    me, token = new_player()
+    _, rival = new_player()
+    match_id = client.post("/v1/matches", json={"game": "high-card"}).json()["id"]
+    before = _now_ms()
+    client.post(f"/v1/matches/{match_id}/seats", json={"seat": 0}, headers=bearer(token))
+    active, finished = (f"{_player_key(settings, me)}:matches:{status}" for status in ("active", "finished"))
+    assert before <= raw.zscore(active, match_id) <= _now_ms() and raw.zscore(finished, match_id) is None
+    taken = raw.zscore(active, match_id)
+    client.post(f"/v1/matches/{match_id}/seats", json={"seat": 1}, headers=bearer(rival))
+    play_out(client, match_id, [token, rival])
+    drain()
+    assert raw.zscore(active, match_id) is None and raw.zscore(finished, match_id) == taken
+
+
+def test_a_refused_join_leaves_no_entry_and_keeps_an_earlier_ones_place(client, new_player, raw, settings):
+    """A join listed first and then refused takes its entry back; a refused second join of a match the player is
+    already listed in keeps that entry and its place in time (the listing is by when the seat was taken)."""
+    me, token = new_player()
+    _, rival = new_player()
+    active = f"{_player_key(settings, me)}:matches:active"
+    taken_by_rival = client.post("/v1/matches", json={"game": "high-card"}).json()["id"]
+    client.post(f"/v1/matches/{taken_by_rival}/seats", json={"seat": 0}, headers=bearer(rival))
+    refused = client.post(f"/v1/matches/{taken_by_rival}/seats", json={"seat": 0}, headers=bearer(token))
+    assert refused.status_code == 409, refused.text
+    assert raw.zscore(active, taken_by_rival) is None
+    first, second = (client.post("/v1/matches", json={"game": "high-card"}).json()["id"] for _ in range(2))
+    for match_id in (first, second):
+        client.post(f"/v1/matches/{match_id}/seats", json={"seat": 0}, headers=bearer(token))
+        time.sleep(0.002)  # scores in ms: each join later than the one before
+    place = raw.zscore(active, first)
+    again = client.post(f"/v1/matches/{first}/seats", json={"seat": 0}, headers=bearer(token))
+    assert again.status_code == 409, again.text
+    assert raw.zscore(active, first) == place
+    listed = client.get("/v1/me/matches", headers=bearer(token)).json()["matches"]
+    assert [m["match_id"] for m in listed] == [second, first]
+
+
+@pytest.mark.anyio
+async def test_a_player_read_from_the_store_is_the_one_made_with_its_time_made(redis_url, key_prefix, games):
+    """``PlayerStore.get`` (what every player-bound request starts from): id, name and the time it was made, in
+    ms, as ``create`` answered them; an unknown or empty id is no player."""
+    client = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        players = PlayerStore(MatchStore(client, games, prefix=key_prefix, finished_ttl=600, idle_ttl=600))
+        before = _now_ms()
+        made, _, _ = await players.create(unique_name())
+        assert before <= made.created <= _now_ms()
+        assert await players.get(made.id) == made
+        for unknown in ("", "nobody"):
+            with pytest.raises(PlayerNotFound):
+                await players.get(unknown)
+    finally:
+        await client.aclose()
 
 # -- leaving a quick match -----------------------------------------------------------------------------------------
 
