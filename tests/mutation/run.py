@@ -207,6 +207,12 @@ BY_LINE = {"schema": {"schema.api.x_build_schema": "schema/api.py"},
            "players": {"schema.players.x_extend": "schema/players.py",
                        "schema.collections.x_extend": "schema/collections.py"}}
 
+#: Seconds one test may run in a module's mutant runs (pytest-timeout), where mutmut's own limit covers all of a
+#: mutant's tests together: a mutant of the live streams that leaves a follower waiting forever hung in its first
+#: test until the limit of all 73 (about 150 s), idle. A hung test now fails on its own, which is the kill the
+#: timeout would have been. The longest test of the module takes 10 s alone.
+PER_TEST_TIMEOUT = {"live": 45}
+
 KILLED = {"killed", "timeout", "segfault", "caught by type check"}
 #: mutmut's exit codes, as --recheck records its verdicts
 KILL, SURVIVE, TIMEOUT = 1, 0, 36
@@ -217,15 +223,18 @@ def _configure(name: str) -> None:
 
     mutate, keep, tests = MODULES[name]
     base = configuration.config()
+    timeout = [f"--timeout={PER_TEST_TIMEOUT[name]}"] if name in PER_TEST_TIMEOUT else []
     configuration._config = dataclasses.replace(
         base, only_mutate=mutate, do_not_mutate=base.do_not_mutate + keep,
-        pytest_add_cli_args_test_selection=tests)
+        pytest_add_cli_args=base.pytest_add_cli_args + timeout, pytest_add_cli_args_test_selection=tests)
     # mutmut forgets every result when the selection's fingerprint changes. The selection is the module's
     # own here, and tests only get added to it (see the docstring): the fingerprint names the module.
     fingerprint = configuration.Config.config_fingerprint
 
+    # The per-test timeout turns a hang into a quicker failure, a kill either way: verdicts stand across it.
     def module_fingerprint(self) -> dict[str, str]:
-        return {**fingerprint(self), "test_selection": hashlib.sha256(name.encode()).hexdigest()[:12]}
+        return {**fingerprint(self), "test_execution": fingerprint(base)["test_execution"],
+                "test_selection": hashlib.sha256(name.encode()).hexdigest()[:12]}
 
     configuration.Config.config_fingerprint = module_fingerprint
 
