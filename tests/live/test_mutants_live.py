@@ -26,6 +26,7 @@ from schema import live as schema_live
 from service.rest.streams import SendWatch
 from service.settings import Settings
 from service.store import MatchNotFound, MatchStore
+from service.store import live as live_module
 from service.store.archive import published_update
 from service.store.errors import InvalidToken, TooManyStreams
 from service.store.live import (
@@ -302,6 +303,20 @@ async def test_a_first_read_takes_the_newest_of_the_log_then_only_what_follows(s
     await live._refresh(channel)
     assert list(channel.recent) == [4, 5, 6] and channel.finished == 6
 
+
+async def test_a_later_read_takes_a_cache_sized_page_in_order_and_leaves_a_full_one_stale(store, live):
+    """Against `_refresh`'s limit: a channel read once (an empty log: version 0) that falls behind by more than
+    the cache holds reads the next `cache_size` versions after its newest, oldest first, and stays stale for the
+    rest, which the next read takes."""
+    match_id, tokens = await new_match(store)
+    channel = _Channel(match_id, store.channel(match_id))
+    await live._refresh(channel)
+    await play(store, match_id, tokens, 5)
+    live.cache_size = 3
+    await live._refresh(channel)
+    assert (list(channel.recent), channel.newest, channel.stale) == ([1, 2, 3], 3, True)
+    await live._refresh(channel)
+    assert (list(channel.recent), channel.newest, channel.stale) == ([3, 4, 5], 5, False)
 
 async def test_a_read_that_fails_leaves_the_channel_stale(store, live, monkeypatch):
     """Against `stale = False` kept after a failed read: the next follower must read again."""
@@ -1144,6 +1159,60 @@ async def test_a_pubsub_reconnect_sends_every_follower_to_the_log(live):
     assert channel.stale is True and follower.seats_changed is True and follower.woken is True
     live._leave(channel, follower)
 
+
+async def test_a_failed_pubsub_connection_is_logged_and_tried_again_after_a_doubling_wait(store, monkeypatch, caplog):
+    """Against `_read`'s reconnection: each failure of the pub/sub connection is logged by its kind (never its
+    text) and the reader connects again after 0.05 s, doubling up to 0.5 s; a connection that ended cleanly
+    starts the wait over. Each time, the followers are woken to read the log (the gap's messages are lost) and
+    the channels subscribed again; a connection that fails to close too does not stop the reader. (No ticker:
+    the reader alone, its waits recorded and cut short.)"""
+    live = LiveUpdates(store, timeout=3)
+    outcomes = ["fail"] * 3 + ["end"] + ["fail"] * 6
+    served = []
+
+    async def cannot_close():
+        raise RedisConnectionError("closing failed too")
+
+    async def serve(pubsub):
+        served.append(pubsub)
+        pubsub.aclose = cannot_close  # a broken connection may not close cleanly either: the reader goes on
+        if len(served) > len(outcomes):
+            await asyncio.Event().wait()  # connected for good
+        if outcomes[len(served) - 1] == "fail":
+            raise RedisConnectionError("the secret text of a failure")
+
+    waits = []
+    real_sleep = asyncio.sleep
+
+    class RecordedWaits:
+        """live.py's asyncio, with its sleeps recorded and cut short."""
+
+        def __getattr__(self, name):
+            return getattr(asyncio, name)
+
+        @staticmethod
+        async def sleep(delay):
+            waits.append(delay)
+            await real_sleep(0)
+
+    monkeypatch.setattr(live, "_serve", serve)
+    monkeypatch.setattr(live_module, "asyncio", RecordedWaits())
+    follower = _Follower()
+    channel = live._join("m1", follower)
+    channel.stale = False
+    channel.ready.set()
+    with caplog.at_level(logging.WARNING, logger="grimoire.live"):
+        reader = asyncio.create_task(live._read())
+        await until(lambda: len(served) > len(outcomes))
+        # what the gap's lost messages call for: the followers woken to read the log, the channel subscribed anew
+        assert channel.stale is True and follower.woken is True and not channel.ready.is_set()
+        reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await reader
+    live._leave(channel, follower)
+    assert waits == [0.05, 0.1, 0.2, 0.05, 0.1, 0.2, 0.4, 0.5, 0.5]
+    warned = [r.getMessage() for r in caplog.records if r.name == "grimoire.live"]
+    assert warned == ["live updates: the pub/sub connection failed (ConnectionError); followers re-read the logs"] * 9
 
 async def test_an_idle_check_waits_exactly_half_the_keepalive(store, live):
     """Against the half keep-alive as a third, or twice the keep-alive, and `now + checked`."""
