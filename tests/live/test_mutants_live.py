@@ -432,7 +432,8 @@ async def test_a_seat_change_is_checked_then_announced_with_a_keepalive(store, l
 
 
 async def test_an_idle_follower_gets_a_keepalive_each_idle_period(store, live):
-    """Against the ticker's keep-alive (`idle_at`, `idle`) lost or sent without waiting for it."""
+    """Against the ticker's keep-alive (`idle_at`, `idle`) lost or sent without waiting for it, and a follower
+    whose consumer is slow to ask for the next item leaving the ticker nothing it can compare."""
     match_id, _ = await new_match(store)
     updates = live.follow(match_id, 0, idle=0.5)
     assert await asyncio.wait_for(anext(updates), 5) is None  # subscribed
@@ -440,6 +441,8 @@ async def test_an_idle_follower_gets_a_keepalive_each_idle_period(store, live):
         started = time.monotonic()
         assert await asyncio.wait_for(anext(updates), 5) is None
         assert time.monotonic() - started >= 0.45  # a whole idle period, never early
+    await asyncio.sleep(0.6)  # a consumer slow to ask for the next: the ticker passes its follower by meanwhile
+    assert await asyncio.wait_for(anext(updates), 5) is None
     await updates.aclose()
 
 
