@@ -1217,6 +1217,94 @@ async def test_a_failed_pubsub_connection_is_logged_and_tried_again_after_a_doub
     warned = [r.getMessage() for r in caplog.records if r.name == "grimoire.live"]
     assert warned == ["live updates: the pub/sub connection failed (ConnectionError); followers re-read the logs"] * 9
 
+async def _subscribers(store, name: str) -> int:
+    [(_, count)] = await store.redis.pubsub_numsub(name)
+    return count
+
+
+async def test_the_reader_subscribes_confirms_dispatches_pings_and_unsubscribes(store):
+    """Against `_serve`, driven alone on a real pub/sub connection: a match followed before the connection is
+    subscribed at once; once Redis confirms it, its channel is read again from the log and its followers check
+    their seats; a seat message wakes them as a seat change; pings keep the connection across several intervals;
+    the last follower out unsubscribes the match and the connection stays."""
+    live = LiveUpdates(store, timeout=0.5, ping_interval=0.2)
+    match_id, _ = await new_match(store)
+    follower = _Follower()
+    channel = live._join(match_id, follower)
+    channel.stale = False
+    pubsub = store.redis.pubsub()
+    server = asyncio.create_task(live._serve(pubsub))
+    try:
+        await until(channel.ready.is_set)
+        assert channel.stale is True and follower.seats_changed is True
+        assert await _subscribers(store, channel.name) == 1
+        follower.seats_changed = follower.woken = False
+        await store.redis.publish(channel.name, "seat:1")
+        await until(lambda: follower.woken)
+        assert follower.seats_changed is True
+        await asyncio.sleep(1.2)  # six ping intervals, each answered in time
+        assert not server.done()
+        live._leave(channel, follower)
+        for _ in range(100):
+            if await _subscribers(store, channel.name) == 0:
+                break
+            await asyncio.sleep(0.02)
+        assert await _subscribers(store, channel.name) == 0 and not server.done()
+    finally:
+        server.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await server
+        await pubsub.aclose()
+
+
+async def test_a_subscription_redis_has_not_confirmed_leaves_its_channel_waiting(store, monkeypatch):
+    """Against `_serve` readying a channel on its request alone: until Redis confirms the subscription, a message
+    published for the match could still be missed, so its followers wait (``ready`` unset)."""
+    live = LiveUpdates(store, timeout=0.5, ping_interval=0.2)
+    match_id, _ = await new_match(store)
+    follower = _Follower()
+    channel = live._join(match_id, follower)
+    pubsub = store.redis.pubsub()
+    handle = pubsub.handle_message
+
+    async def unconfirmed(response, *args, **kwargs):
+        message = await handle(response, *args, **kwargs)
+        return None if message is not None and message["type"] == "subscribe" else message
+
+    monkeypatch.setattr(pubsub, "handle_message", unconfirmed)
+    server = asyncio.create_task(live._serve(pubsub))
+    try:
+        await asyncio.sleep(0.5)
+        assert await _subscribers(store, channel.name) == 1  # asked for, and Redis has it
+        assert not channel.ready.is_set() and not server.done()
+    finally:
+        server.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await server
+        live._leave(channel, follower)
+        await pubsub.aclose()
+
+async def test_the_reader_gives_up_on_a_connection_that_answers_no_ping(store, monkeypatch):
+    """Against `_serve`'s pong deadline: a ping left unanswered for the store's timeout ends the connection with
+    StoreUnavailable (the reader then connects again), not before."""
+    live = LiveUpdates(store, timeout=0.3, ping_interval=0.1)
+    match_id, _ = await new_match(store)
+    channel = live._join(match_id, _Follower())
+    pubsub = store.redis.pubsub()
+
+    async def lost(*args):
+        """A ping that never reaches Redis."""
+
+    monkeypatch.setattr(pubsub, "ping", lost)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    with pytest.raises(StoreUnavailable) as ended:
+        await asyncio.wait_for(live._serve(pubsub), 5)
+    assert ended.value.message == "no pong on the pub/sub connection"
+    assert loop.time() - started >= 0.3
+    live._leave(channel, next(iter(channel.followers)))
+    await pubsub.aclose()
+
 async def test_an_idle_check_waits_exactly_half_the_keepalive(store, live):
     """Against the half keep-alive as a third, or twice the keep-alive, and `now + checked`."""
     match_id, _ = await new_match(store)
