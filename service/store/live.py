@@ -266,6 +266,9 @@ class LiveUpdates:
                 pubsub.connection.register_connect_callback(self._reconnected)
             if subscribed - wanted:
                 await pubsub.unsubscribe(*(subscribed - wanted))
+                # forgotten now: with nothing left subscribed its confirmation is not read before the match may be
+                # followed again, and that old confirmation must not ready the new subscription
+                confirmed -= subscribed - wanted
             subscribed = wanted
             for channel in self._channels.values():
                 if channel.name in confirmed and not channel.ready.is_set():
@@ -298,7 +301,7 @@ class LiveUpdates:
             kind, name = message["type"], message.get("channel")
             if kind == "subscribe":
                 confirmed.add(name)
-            elif kind == "unsubscribe":
+            elif kind == "unsubscribe":  # a subscription confirmed after it was dropped is dropped here
                 confirmed.discard(name)
             elif kind == "message":
                 channel = self._channels.get(self._match_of(name))

@@ -591,6 +591,47 @@ async def test_the_slot_limit_refuses_the_next_stream_and_holds_nothing_for_it(s
     await held.release()
 
 
+async def test_a_crashed_processs_expired_lease_gives_its_slot_to_the_next_stream(store):
+    """Against the lease script's cutoff (`now` in ms): at the limit, a lease past its expiry (a crashed process
+    never released it) is dropped when the next stream asks, which takes the slot; the next one is refused."""
+    _, tokens = await new_match(store)
+    limit = StreamLimit(1)
+    await store.redis.zadd(limit.key(store, tokens[0]), {"crashed": int(time.time() * 1000) - 1})
+    lease = await limit.acquire(store, [tokens[0]])
+    assert await store.redis.zrange(limit.key(store, tokens[0]), 0, -1) == [lease.id]
+    with pytest.raises(TooManyStreams):
+        await limit.acquire(store, [tokens[0]])
+    await lease.release()
+
+async def test_a_release_cancelled_midway_finishes_at_once_in_a_task_of_its_own(store, monkeypatch):
+    """Against the cancelled release's follow-up (`_release_later(keys, 0.0)`): a stream cancelled while it gives
+    its slots back still raises CancelledError, and its slots are given back straight away, not at the ttl."""
+    _, tokens = await new_match(store)
+    limit = StreamLimit(2)
+    lease = await limit.acquire(store, [tokens[0]])
+    each, calls = lease._each, []
+
+    async def stuck_once(keys, command):
+        calls.append(keys)
+        if len(calls) == 1:
+            await asyncio.Event().wait()  # the first try hangs until the stream is cancelled
+        await each(keys, command)
+
+    monkeypatch.setattr(lease, "_each", stuck_once)
+    releasing = asyncio.create_task(lease.release())
+    await until(lambda: calls)
+    releasing.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await releasing
+    loop = asyncio.get_running_loop()
+    cancelled_at = loop.time()
+    for _ in range(80):
+        if await limit.open_count(store, tokens[0]) == 0 and limit.held == set():
+            break
+        await asyncio.sleep(0.01)
+    assert await limit.open_count(store, tokens[0]) == 0 and limit.held == set()
+    assert loop.time() - cancelled_at < 0.9  # the follow-up does not wait first
+
 # -- the GraphQL side (schema/live.py) ----------------------------------------------------------------------
 
 
@@ -1258,8 +1299,9 @@ async def test_the_reader_subscribes_confirms_dispatches_pings_and_unsubscribes(
 
 
 async def test_a_subscription_redis_has_not_confirmed_leaves_its_channel_waiting(store, monkeypatch):
-    """Against `_serve` readying a channel on its request alone: until Redis confirms the subscription, a message
-    published for the match could still be missed, so its followers wait (``ready`` unset)."""
+    """Against `_serve` readying a channel on its request alone, or on a confirmation of an earlier subscription
+    since unsubscribed: until Redis confirms this one, a message published for the match could still be missed,
+    so its followers wait (``ready`` unset)."""
     live = LiveUpdates(store, timeout=0.5, ping_interval=0.2)
     match_id, _ = await new_match(store)
     follower = _Follower()
@@ -1271,9 +1313,18 @@ async def test_a_subscription_redis_has_not_confirmed_leaves_its_channel_waiting
         message = await handle(response, *args, **kwargs)
         return None if message is not None and message["type"] == "subscribe" else message
 
-    monkeypatch.setattr(pubsub, "handle_message", unconfirmed)
     server = asyncio.create_task(live._serve(pubsub))
     try:
+        # followed, confirmed, left (and the unsubscription confirmed), then followed again, unconfirmed
+        await until(channel.ready.is_set)
+        live._leave(channel, follower)
+        for _ in range(100):
+            if await _subscribers(store, channel.name) == 0:
+                break
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.2)
+        monkeypatch.setattr(pubsub, "handle_message", unconfirmed)
+        channel = live._join(match_id, follower)
         await asyncio.sleep(0.5)
         assert await _subscribers(store, channel.name) == 1  # asked for, and Redis has it
         assert not channel.ready.is_set() and not server.done()
