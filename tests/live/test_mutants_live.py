@@ -497,6 +497,18 @@ async def test_live_updates_keep_their_documented_defaults(store):
     updates = LiveUpdates(store)
     assert (updates.cache_size, updates.page, updates.ping_interval, updates.timeout) == (256, 100, 1.0, 5.0)
     assert LiveUpdates(store, timeout=0.5).timeout == 0.5
+    assert StreamLimit(5).ttl == 60  # docs/security.md: a crashed process's stream slots expire after 60 s
+
+
+async def test_stopping_ends_the_reader_and_the_ticker_and_needs_no_start(store):
+    """Against `stop` leaving its tasks running, and failing on a LiveUpdates never started (a service whose
+    start-up failed half way still shuts down)."""
+    await LiveUpdates(store).stop()
+    updates = LiveUpdates(store)
+    await updates.start()
+    tasks = (updates._reader, updates._ticker)
+    await updates.stop()
+    assert all(task.done() for task in tasks) and updates.closing.is_set()
 
 
 async def test_the_store_timeout_is_the_clients_socket_timeout_else_five_seconds(redis_url):
