@@ -37,6 +37,7 @@ from service.contracts import SDL_PATH
 from service.engine import RuleError
 from service.engine import errors as engine_errors
 from service.store import errors as store_errors
+from tests.api.test_plain_execution import _graphql_schema
 
 
 
@@ -484,10 +485,6 @@ def test_a_document_is_validated_once_however_often_it_is_sent(client, monkeypat
 
 
 
-def _served_schema(client):
-    return next(route.app.schema for route in client.app.routes if getattr(route, "path", None) == "/graphql")
-
-
 def test_the_service_executes_its_documents_on_the_fast_path(client, monkeypatch):
     """docs/operations.md: the service's schema completes plain values without graphql-core's per-field work
     (strawberry's own executor answers the same, only slower, so nothing but the executor tells them apart)."""
@@ -508,7 +505,7 @@ def test_distinct_documents_keep_at_most_256_parsed_and_validated(client):
     the parse and validation caches; it cannot grow them."""
     for number in range(300):
         assert client.post("/graphql", json={"query": f"query Distinct{number} {{ games {{ id }} }}"}).status_code == 200
-    extensions = [make() for make in _served_schema(client).extensions]
+    extensions = [make() for make in _graphql_schema(client).extensions]
     [parsed] = [e.cached_parse_document.cache_info() for e in extensions if isinstance(e, ParserCache)]
     [validated] = [e.results for e in extensions if isinstance(e, validation.DocumentValidationCache)]
     assert parsed.maxsize == 256 and parsed.currsize == 256
