@@ -1275,6 +1275,14 @@ async def _subscribers(store, name: str) -> int:
     return count
 
 
+async def _until_unsubscribed(store, name: str) -> None:
+    """Wait (up to 2 s) until Redis counts no subscriber of the channel ``name``."""
+    for _ in range(100):
+        if await _subscribers(store, name) == 0:
+            return
+        await asyncio.sleep(0.02)
+
+
 async def test_the_reader_subscribes_confirms_dispatches_pings_and_unsubscribes(store):
     """Against `_serve`, driven alone on a real pub/sub connection: a match followed before the connection is
     subscribed at once; once Redis confirms it, its channel is read again from the log and its followers check
@@ -1301,10 +1309,7 @@ async def test_the_reader_subscribes_confirms_dispatches_pings_and_unsubscribes(
         await asyncio.sleep(1.2)  # six ping intervals, each answered in time
         assert not server.done()
         live._leave(channel, follower)
-        for _ in range(100):
-            if await _subscribers(store, channel.name) == 0:
-                break
-            await asyncio.sleep(0.02)
+        await _until_unsubscribed(store, channel.name)
         assert await _subscribers(store, channel.name) == 0 and not server.done()
     finally:
         server.cancel()
@@ -1333,10 +1338,7 @@ async def test_a_subscription_redis_has_not_confirmed_leaves_its_channel_waiting
         # followed, confirmed, left (and the unsubscription confirmed), then followed again, unconfirmed
         await until(channel.ready.is_set)
         live._leave(channel, follower)
-        for _ in range(100):
-            if await _subscribers(store, channel.name) == 0:
-                break
-            await asyncio.sleep(0.02)
+        await _until_unsubscribed(store, channel.name)
         await asyncio.sleep(0.2)
         monkeypatch.setattr(pubsub, "handle_message", unconfirmed)
         channel = live._join(match_id, follower)
