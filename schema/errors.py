@@ -18,6 +18,7 @@ from strawberry.extensions import MaskErrors, SchemaExtension
 
 from service.logs import request_id
 from service.store.connect import STORE_UNAVAILABLE, ReplicaAckTimeout
+from service.store.counting import RateLimited
 from service.store.errors import RulesVersionUnavailable
 
 log = logging.getLogger("grimoire.graphql")
@@ -86,6 +87,8 @@ def log_errors(errors: list[GraphQLError]) -> None:
                      extra={"code": code_of(error) or "invalid_request"})
         elif isinstance(original, STORE_UNAVAILABLE):
             log.warning("redis unavailable: %s", type(original).__name__)
+        elif isinstance(original, RateLimited):  # answered 429 by the limiter (service/limits.py)
+            log.info("graphql request refused: %s", original, extra={"code": "rate_limited"})
         elif isinstance(original, RulesVersionUnavailable):
             log.warning("rules version unavailable: %s %s", original.game_id, original.rules_version)
         else:

@@ -21,6 +21,8 @@ from redis.exceptions import (
     TryAgainError,
 )
 
+from .counting import CountingRedis
+
 TIMEOUTS = {"socket_timeout": 5, "socket_connect_timeout": 2}
 
 
@@ -98,7 +100,7 @@ def match_redis(url: str, *, cluster: bool = False, max_connections: int = 64):
     pool = aioredis.BlockingConnectionPool.from_url(
         url, decode_responses=True, health_check_interval=10, max_connections=max_connections, timeout=5,
         **TIMEOUTS)
-    return aioredis.Redis(connection_pool=pool)
+    return CountingRedis(connection_pool=pool)  # settles a request's rate-limit count (counting.py)
 
 
 def queue_url(redis_url: str, queue_redis_url: str, cluster: bool) -> str:
