@@ -73,6 +73,8 @@ class RateLimit:
             with armed(count):
                 await self.app(scope, receive, send_counted)
         except Exception:
+            if not count.settled:  # failed before it sent Redis anything or answered: still a request
+                await self._count_alone(count, store.redis)
             if count.refusal is None or started:
                 raise
             # refused by the count: whatever the handler made of it (a GraphQL error, say), the answer is 429

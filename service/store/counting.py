@@ -14,8 +14,10 @@ request's first command:
 
 A refused count raises :class:`RateLimited` from the command that carried it (its data is not handed
 back), and every later command of the request raises it again; the limiter answers 429 whatever the
-handler made of it. Outside a request (workers, the live reader, start-up) nothing is armed and the
-client is redis-py's own.
+handler made of it. A count Redis fails (an outage, writes refused) lets the request go on uncounted,
+as the limiter always did: its own commands say what Redis says. A count cancelled on its way is sent
+again by the request's next command. Outside a request (workers, the live reader, start-up) nothing is
+armed and the client is redis-py's own.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.client import Pipeline
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, RedisError
 
 #: KEYS: the counters of this request's window; ARGV[1]: their lifetime in seconds. Returns the counts.
 COUNT_SCRIPT = """
@@ -42,7 +44,8 @@ return counts
 
 #: The count and a read of one key in one script. KEYS: the counters, then the key read; ARGV[1]: the
 #: counters' lifetime; ARGV[2]: the read command; ARGV[3...]: its other arguments. Returns the counts
-#: followed by the read's reply.
+#: followed by the read's reply. The read's own error (a key of another type) comes back as a value, so
+#: that the counts are judged before it is raised.
 COUNT_AND_READ = """
 local out = {}
 local counters = #KEYS - 1
@@ -50,7 +53,7 @@ for i = 1, counters do
   out[i] = redis.call('INCR', KEYS[i])
   if out[i] == 1 then redis.call('EXPIRE', KEYS[i], ARGV[1]) end
 end
-out[counters + 1] = redis.call(ARGV[2], KEYS[#KEYS], unpack(ARGV, 3))
+out[counters + 1] = redis.pcall(ARGV[2], KEYS[#KEYS], unpack(ARGV, 3))
 return out
 """
 
@@ -72,17 +75,17 @@ class RateLimited(Exception):
 class RequestCount:
     """The counters of one request (``checks``: key, limit, kind), counted once.
 
-    :meth:`settle` counts them; concurrent commands of the request wait for the one count.
+    :meth:`settle` counts them; concurrent commands of the request wait for the one count. A count Redis
+    fails (an outage, writes refused) lets the request go on uncounted, as its own commands will say what
+    Redis says; a count cancelled on its way (a timeout around the request's first read) is not known to
+    have happened, so the request's next command counts again.
     """
 
     def __init__(self, checks: list[tuple[str, int, str]]):
         self.checks = checks
         self.refusal: RateLimited | None = None
-        self._settled: asyncio.Future | None = None
-
-    @property
-    def settled(self) -> bool:
-        return self._settled is not None and self._settled.done()
+        self.settled = False  # the count is known (or was given up): every later command goes as it is
+        self._counting: asyncio.Future | None = None  # a count on its way, for the request's other commands
 
     def judge(self, counts: list[int]) -> None:
         """Record the refusal of the first check ``counts`` (in the order of ``checks``) puts past its limit."""
@@ -97,23 +100,39 @@ class RequestCount:
         Raises :class:`RateLimited` when the count refuses. A command that cannot be carried (or one
         sent while another command of the request is counting) is sent after the count, on its own.
         """
-        if self._settled is not None:
-            await asyncio.shield(self._settled)
-            return await self.after(client, command, options)
-        self._settled = asyncio.get_running_loop().create_future()
+        while not self.settled:
+            if self._counting is not None:
+                await asyncio.shield(self._counting)
+                continue
+            self._counting = asyncio.get_running_loop().create_future()
+            try:
+                carried, reply = await self._count(client, command, options)
+            finally:
+                counting, self._counting = self._counting, None
+                counting.set_result(None)
+            if carried:
+                if isinstance(reply, Exception):  # the read's own error, as the command alone raises it
+                    raise reply
+                return _parsed(client, command, options, reply)
+        return await self.after(client, command, options)
+
+    async def _count(self, client: aioredis.Redis, command: tuple, options: dict | None) -> tuple[bool, Any]:
+        """Send the count (with ``command`` when it may be carried): whether it was carried, and its reply."""
         keys = [key for key, _, _ in self.checks]
         try:
             if command and _carried(command, options):
                 *counts, reply = await _evalsha(client, COUNT_AND_READ, [*keys, command[1]],
                                                 [COUNTER_TTL, *command[0:1], *command[2:]])
                 self.judge(counts)
-                if self.refusal is None:
-                    return _parsed(client, command, options, reply)
-                raise self.refusal
+                self.settled = True
+                if self.refusal is not None:
+                    raise self.refusal
+                return True, reply
             self.judge(await _evalsha(client, COUNT_SCRIPT, keys, [COUNTER_TTL]))
-        finally:
-            self._settled.set_result(None)
-        return await self.after(client, command, options)
+        except RedisError:
+            pass  # Redis failed the count: the request goes on uncounted, its own command says what Redis says
+        self.settled = True
+        return False, None
 
     async def after(self, client: aioredis.Redis, command: tuple, options: dict | None) -> Any:
         """``command`` sent as it is, once the count is known (None without one)."""
@@ -146,18 +165,17 @@ def _parsed(client: aioredis.Redis, command: tuple, options: dict | None, reply:
     """``reply`` as redis-py hands back the command's own.
 
     A script's reply comes in RESP2's shapes whatever the connection speaks: a hash is a flat list of
-    fields and values, which redis-py's RESP2 callback (absent on a RESP3 connection, where Redis
-    sends a map) makes a dict; the other carried commands keep their client's callback.
+    fields and values, which is made a dict here (redis-py's own callback for it depends on the protocol
+    the client asked for: a dict maker, or nothing on RESP3, where Redis sends a map); the other carried
+    commands keep their client's callback.
     """
     name = str(command[0]).upper()
-    callback = client.response_callbacks.get(name) or (_fields_and_values if name == "HGETALL" else None)
+    if name == "HGETALL":
+        return dict(zip(reply[::2], reply[1::2]))
+    callback = client.response_callbacks.get(name)
     if callback is None:
         return reply
     return callback(reply, **{k: v for k, v in (options or {}).items() if k != "keys"})
-
-
-def _fields_and_values(reply: list) -> dict:
-    return dict(zip(reply[::2], reply[1::2]))
 
 
 async def _evalsha(client: aioredis.Redis, script: str, keys: list, args: list) -> Any:

@@ -11,10 +11,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import threading
+import time
+import types
 import uuid
 
 import pytest
 import redis
+from redis.exceptions import ResponseError
 from starlette.testclient import TestClient
 
 from service.app import create_app
@@ -63,12 +66,13 @@ def test_every_carried_command_is_among_the_calls_checked():
     assert {call[0] for call in CARRIED_CALLS} == CARRIED
 
 
+@pytest.mark.parametrize("protocol", ["", "?protocol=2", "?protocol=3"], ids=["default", "resp2", "resp3"])
 @pytest.mark.parametrize("call", CARRIED_CALLS, ids=lambda call: " ".join(call))
-def test_a_carried_read_hands_back_what_the_command_alone_does(redis_url, keys, call):
+def test_a_carried_read_hands_back_what_the_command_alone_does(redis_url, keys, call, protocol):
     """Carrying the count in a script must not change a reply's shape (Lua answers in RESP2's: a hash
-    as a flat list), for a present key and an absent one."""
+    as a flat list), for a present key and an absent one, whichever protocol the client asked for."""
     async def scenario():
-        client = await _client(redis_url)
+        client = await _client(redis_url + protocol)
         try:
             await _seed(client, keys["base"])
             name, key, *rest = call
@@ -224,6 +228,124 @@ def test_outside_a_request_the_client_counts_nothing(redis_url, keys):
     assert run(scenario()) == ("v", 0)
 
 
+def test_a_read_s_own_error_comes_after_its_count_is_judged(redis_url, keys):
+    """A carried read of a key of another type raises what the command alone raises, once the count is
+    known: refused first when the count refuses, and counted either way."""
+    async def scenario():
+        client = await _client(redis_url)
+        try:
+            await client.set(f"{keys['base']}:s", "a string")
+            with pytest.raises(ResponseError) as alone:
+                await client.hgetall(f"{keys['base']}:s")
+            outcomes = []
+            for limit in (10, 0):
+                count = RequestCount([(f"{keys['counter']}:{limit}", limit, "address")])
+                with armed(count):
+                    try:
+                        await client.hgetall(f"{keys['base']}:s")
+                    except (ResponseError, RateLimited) as error:
+                        outcomes.append((type(error).__name__, str(error)))
+                    outcomes.append(await client.set(f"{keys['base']}:after{limit}", "1") if count.refusal is None
+                                    else count.settled)
+            return str(alone.value), outcomes, await client.mget(f"{keys['counter']}:10", f"{keys['counter']}:0")
+        finally:
+            await client.aclose()
+
+    alone, outcomes, counted = run(scenario())
+    assert outcomes == [("ResponseError", alone), True,
+                        ("RateLimited", "More than 0 requests a second from this address."), True]
+    assert counted == ["1", "1"]
+
+
+def test_a_cancelled_count_is_sent_again_by_the_next_command(own_redis):
+    """A timeout around the request's first read (live streams have one) cancels the count on its way: not
+    known to have happened, so the next command counts again, and is refused past the limit."""
+    async def scenario():
+        client = await _client(own_redis.url)
+        pauser = await _client(own_redis.url)
+        try:
+            await client.set("c", 1)  # the window holds one request already: the limit is 1
+            count = RequestCount([("c", 1, "token")])
+            await pauser.execute_command("CLIENT", "PAUSE", 300)  # Redis answers no one for 0.3 s
+            with armed(count):
+                with pytest.raises(TimeoutError):
+                    await asyncio.wait_for(client.get("s"), 0.05)
+                settled_after_cancel = count.settled
+                with pytest.raises(RateLimited):
+                    await client.set("written", "1")  # counted again, and past the limit
+            return settled_after_cancel, int(await client.get("c")), await client.exists("written")
+        finally:
+            await client.aclose()
+            await pauser.aclose()
+
+    settled_after_cancel, counted, written = run(scenario())
+    assert settled_after_cancel is False
+    assert counted >= 2 and written == 0  # 3 if Redis ran the cancelled count too
+
+
+def test_a_redis_refusing_writes_still_serves_a_carried_read_uncounted(own_redis):
+    """Out of memory (or a read-only replica), Redis refuses the counters' INCR, and with it the script: the
+    request goes on uncounted (as the limiter always let a count Redis fails), its read sent alone and
+    served; a write then gets Redis's own refusal, not the limiter's."""
+    async def scenario():
+        client = await _client(own_redis.url)
+        try:
+            await client.hset("h", mapping={"version": "1"})
+            await client.config_set("maxmemory-policy", "noeviction")
+            await client.config_set("maxmemory", 1)
+            try:
+                count = RequestCount([("c", 10, "address")])
+                with armed(count):
+                    read = await client.hgetall("h")
+                write_count = RequestCount([("c", 10, "address")])
+                with armed(write_count):
+                    with pytest.raises(ResponseError) as refused_write:
+                        await client.set("w", "1")
+            finally:
+                await client.config_set("maxmemory", 0)
+            return read, count.settled, count.refusal, str(refused_write.value), await client.exists("c")
+        finally:
+            await client.aclose()
+
+    read, settled, refusal, write_error, counted = run(scenario())
+    assert (read, settled, refusal, counted) == ({"version": "1"}, True, None, 0)
+    assert write_error == "command not allowed when used memory > 'maxmemory'."  # redis-py's OutOfMemoryError
+
+
+def test_a_request_that_fails_before_any_command_is_counted(redis_url, keys):
+    """An unhandled error before the request sent Redis anything or answered: still one request of the
+    window (the old limiter counted before the request ran); past the limit, the answer is the 429."""
+    from service.limits import RateLimit
+
+    async def failing(scope, receive, send):
+        raise RuntimeError("a bug")
+
+    async def scenario(already: int):
+        client = await _client(redis_url)
+        sent = []
+
+        async def send(message):
+            sent.append(message)
+
+        store = types.SimpleNamespace(prefix=keys["base"], redis=client)
+        scope = {"type": "http", "path": "/v1/games", "client": (f"10.9.9.{already}", 1000), "headers": [],
+                 "app": types.SimpleNamespace(state=types.SimpleNamespace(store=store))}
+        counter = f"{keys['base']}:rl:a:10.9.9.{already}:{int(time.time())}"
+        try:
+            await client.set(counter, already, ex=2)
+            try:
+                await RateLimit(failing, per_token=0, per_address=5)(scope, None, send)
+            except RuntimeError:
+                sent.append("raised")
+            return sent, await client.get(counter)
+        finally:
+            await client.aclose()
+
+    assert run(scenario(0)) == (["raised"], "1")
+    sent, counted = run(scenario(5))  # the window is full: the 429 goes out instead of the error
+    assert [m["status"] for m in sent if m["type"] == "http.response.start"] == [429] and counted == "6"
+
+
 # -- through the app: what Redis sees -------------------------------------------------------------------
 
 
@@ -282,10 +404,11 @@ def test_a_request_that_writes_first_is_counted_before_it_writes(settings, games
     with TestClient(create_app(limited, games=games)) as client:
         with Monitor(redis_url) as seen:
             assert client.post("/v1/matches", json={"game": "high-card"}).status_code == 201
-    commands = seen.of(settings.key_prefix)
-    assert commands[:3] == [("tcp", "EVALSHA"), ("lua", "INCR"), ("lua", "EXPIRE")]
+    commands = [(who, command) for who, command in seen.of(settings.key_prefix)
+                if command != "EXPIRE"]  # a counter gets its expiry only when its window starts
+    assert commands[:2] == [("tcp", "EVALSHA"), ("lua", "INCR")]
     assert ("lua", "HGETALL") not in commands  # a create carries no read
-    assert any(who == "tcp" and command in ("MULTI", "HSET", "EXEC") for who, command in commands[3:])
+    assert any(who == "tcp" and command in ("MULTI", "HSET", "EXEC") for who, command in commands[2:])
 
 
 def test_a_refused_submission_writes_nothing_on_either_api(settings, games, one_window):
