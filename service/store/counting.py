@@ -2,7 +2,7 @@
 
 The rate limit (service/limits.py) counts every request in Redis, across every service process, before
 anything the request does is written. Sent on its own, the count is one more round trip on every
-request: on the action path, about a fifth of the service's CPU (issue 18). So the limiter *arms* the
+request: on the action path, about an eighth of the server's CPU (issue 18). So the limiter *arms* the
 count (:func:`armed`) and the match store's client, a :class:`CountingRedis`, settles it on the
 request's first command:
 
