@@ -9,6 +9,7 @@ is counted once whatever it sends.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import threading
 import time
@@ -344,6 +345,84 @@ def test_a_request_that_fails_before_any_command_is_counted(redis_url, keys):
     assert run(scenario(0)) == (["raised"], "1")
     sent, counted = run(scenario(5))  # the window is full: the 429 goes out instead of the error
     assert [m["status"] for m in sent if m["type"] == "http.response.start"] == [429] and counted == "6"
+
+
+def test_a_read_asked_for_raw_bytes_keeps_them_in_and_out_of_a_request(redis_url, keys):
+    """A command with options beyond ``keys`` (the archive's raw read: ``NEVER_DECODE``) is never carried in
+    the count's script, and keeps its options whether it is a request's first command, a later one, or
+    outside any request."""
+    from redis.client import NEVER_DECODE
+
+    async def scenario():
+        client = await _client(redis_url)
+        raw = f"{keys['base']}:raw"
+        try:
+            await client.set(raw, b"\x00bytes")
+            outside = await client.execute_command("GET", raw, **{NEVER_DECODE: []})
+            with armed(RequestCount([(keys["counter"], 10, "address")])):
+                first = await client.execute_command("GET", raw, **{NEVER_DECODE: []})
+                later = await client.execute_command("GET", raw, **{NEVER_DECODE: []})
+            return outside, first, later, await client.get(keys["counter"])
+        finally:
+            await client.aclose()
+
+    assert run(scenario()) == (b"\x00bytes", b"\x00bytes", b"\x00bytes", "1")
+
+
+def test_the_client_s_pipelines_are_redis_py_s(redis_url, keys):
+    """A transaction unless asked otherwise, the shard hint kept, and a failed command raised by default
+    (returned as a value when asked), in a request and out of one."""
+    async def scenario():
+        client = await _client(redis_url)
+        text = f"{keys['base']}:text"
+        try:
+            await client.set(text, "not a number")
+            shapes = [(p.is_transaction, p.shard_hint) for p in (client.pipeline(), client.pipeline(False, "hint"))]
+            outcomes = []
+            for count in (None, RequestCount([(keys["counter"], 10, "address")])):
+                with armed(count) if count else contextlib.nullcontext():
+                    async with client.pipeline() as pipe:
+                        pipe.incr(text)
+                        with pytest.raises(ResponseError):
+                            await pipe.execute()
+                    async with client.pipeline() as pipe:
+                        pipe.incr(text)
+                        [error] = await pipe.execute(raise_on_error=False)
+                        outcomes.append(type(error).__name__)
+            return shapes, outcomes
+        finally:
+            await client.aclose()
+
+    shapes, outcomes = run(scenario())
+    assert shapes == [(True, None), (False, "hint")]
+    assert outcomes == ["ResponseError", "ResponseError"]
+
+
+def test_a_command_waiting_on_a_cancelled_count_counts_itself(own_redis):
+    """Two commands of one request: the first's count is cancelled on its way while the second waits for it;
+    the second then counts (the cancelled one may never have reached Redis) and is refused past the limit."""
+    async def scenario():
+        client = await _client(own_redis.url)
+        pauser = await _client(own_redis.url)
+        try:
+            await client.set("c", 1)  # the window holds one request already: the limit is 1
+            count = RequestCount([("c", 1, "token")])
+            await pauser.execute_command("CLIENT", "PAUSE", 300)
+            with armed(count):
+                first = asyncio.create_task(client.get("s"))
+                await asyncio.sleep(0.02)  # the first is counting, Redis paused
+                second = asyncio.create_task(client.set("written", "1"))
+                await asyncio.sleep(0.02)  # the second waits for the first's count
+                first.cancel()
+                with pytest.raises(RateLimited):
+                    await second
+            return int(await client.get("c")), await client.exists("written")
+        finally:
+            await client.aclose()
+            await pauser.aclose()
+
+    counted, written = run(scenario())
+    assert counted >= 2 and written == 0
 
 
 # -- through the app: what Redis sees -------------------------------------------------------------------

@@ -58,10 +58,12 @@ class Service:
 
 def start_worker(name: str, stderr=subprocess.PIPE, **env) -> subprocess.Popen:
     """``grimoire worker --name name`` in a child process; ``env`` (REDIS_URL, ...) on top of this one's.
-    Stop it with ``stop_process`` (SIGTERM first: RQ's warm shutdown releases its scheduler locks)."""
+    Stop it with ``stop_process`` (SIGTERM first: RQ's warm shutdown releases its scheduler locks). It leads a
+    process group of its own, with the work horse it forks for a job: ``os.killpg(worker.pid, SIGKILL)`` kills
+    both, as a machine that dies does (a SIGKILL of the worker alone leaves its horse running, an orphan)."""
     full = dict(os.environ, PYTHONPATH=str(ROOT), **{k: str(v) for k, v in env.items()})
     return subprocess.Popen([sys.executable, "-m", "service.cli", "worker", "--name", name], env=full, cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=stderr)
+                            stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True)
 
 
 def logged_actions(http: httpx.Client, match_id: str, tokens: list[str]) -> dict[int, dict]:

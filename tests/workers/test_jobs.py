@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import time
 
@@ -123,7 +124,7 @@ def test_a_killed_workers_job_is_recovered(client, spawn_worker, rq_connection, 
     first = bot_job_id(key_prefix, match_id, 0, sorted(match["to_act"])[0])
     slow = spawn_worker(GRIMOIRE_BOT_DELAY_MS=4000)  # takes the first move, then dies while "thinking"
     wait_for(lambda: Job.fetch(first, connection=rq_connection).get_status() == "started")
-    slow.send_signal(signal.SIGKILL)
+    os.killpg(slow.pid, signal.SIGKILL)  # the worker and the horse thinking for it, as a dying machine
     slow.wait(timeout=10)
     time.sleep(0.5)
     assert get(client, match_id)["version"] == 0  # the move was lost with the worker
