@@ -18,13 +18,13 @@ from tests.hardening.test_limits import MUTANT_LIMIT, one_window  # noqa: F401 (
 
 
 def _limit_on_cluster(cluster_url: str, prefix: str, *, per_token: int, per_address: int,
-                      requests: int, token: str | None) -> tuple[list[tuple[int, str | None]], list[str]]:
+                      requests: int, token: str | None) -> tuple[list[tuple[int, str | None]], list[str], list]:
     """``requests`` requests from one address through a RateLimit whose store is a RedisCluster client:
-    each one's (status, refusal detail), and the counter keys it left behind."""
+    each one's (status, refusal detail), the counter keys it left behind, and the bodies the app read."""
     passed = []
 
     async def app(scope, receive, send):
-        passed.append(True)
+        passed.append((await receive())["body"])
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": b""})
 
@@ -41,7 +41,7 @@ def _limit_on_cluster(cluster_url: str, prefix: str, *, per_token: int, per_addr
                 sent.append(message)
 
             async def receive():
-                return {"type": "http.request", "body": b"", "more_body": False}
+                return {"type": "http.request", "body": b"the body", "more_body": False}
 
             await limit({"type": "http", "path": "/v1/games", "client": ("10.0.9.1", 1000), "headers": headers,
                          "app": types.SimpleNamespace(state=types.SimpleNamespace(store=store))}, receive, send)
@@ -49,7 +49,7 @@ def _limit_on_cluster(cluster_url: str, prefix: str, *, per_token: int, per_addr
             answers.append((sent[0]["status"], json.loads(body)["detail"] if sent[0]["status"] != 200 else None))
         keys = [key async for key in client.scan_iter(match=f"{prefix}:rl:*")]
         await client.aclose()
-        return answers, keys
+        return answers, keys, passed
 
     return asyncio.run(run())
 
@@ -62,12 +62,13 @@ def test_the_limits_count_on_a_redis_cluster(cluster, key_prefix, one_window, wi
     that is lower, saying which, and every counter expires."""
     token = "gt.cluster-limits.secret" if with_token else None
     prefix = f"{key_prefix}-{'t' if with_token else 'a'}"
-    answers, keys = _limit_on_cluster(cluster.url, prefix, per_token=MUTANT_LIMIT if with_token else 0,
+    answers, keys, bodies = _limit_on_cluster(cluster.url, prefix, per_token=MUTANT_LIMIT if with_token else 0,
                                       per_address=MUTANT_LIMIT if not with_token else 100,
                                       requests=MUTANT_LIMIT + 2, token=token)
     kind = "token" if with_token else "address"
     refusal = (429, f"More than {MUTANT_LIMIT} requests a second from this {kind}.")
     assert answers == [(200, None)] * MUTANT_LIMIT + [refusal] * 2
+    assert bodies == [b"the body"] * MUTANT_LIMIT  # each request let through gets its body
     assert len(keys) == (2 if with_token else 1)  # one per limit that is on (a 0 limit is not counted)
     nodes = redis.RedisCluster.from_url(cluster.url)
     try:
