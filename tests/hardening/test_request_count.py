@@ -27,10 +27,6 @@ from service.store.counting import CARRIED, CountingRedis, RateLimited, RequestC
 from tests.hardening.test_limits import one_window  # noqa: F401 (a fixture)
 
 
-def run(coroutine):
-    return asyncio.run(coroutine)
-
-
 @pytest.fixture
 def keys(key_prefix):
     """A namespace of this test's own, and two counters in it."""
@@ -38,7 +34,7 @@ def keys(key_prefix):
     return {"base": base, "counter": f"{base}:rl:a", "token_counter": f"{base}:rl:t"}
 
 
-async def _client(redis_url) -> CountingRedis:
+def _client(redis_url) -> CountingRedis:
     client = match_redis(redis_url)
     assert isinstance(client, CountingRedis)
     return client
@@ -73,7 +69,7 @@ def test_a_carried_read_hands_back_what_the_command_alone_does(redis_url, keys, 
     """Carrying the count in a script must not change a reply's shape (Lua answers in RESP2's: a hash
     as a flat list), for a present key and an absent one, whichever protocol the client asked for."""
     async def scenario():
-        client = await _client(redis_url + protocol)
+        client = _client(redis_url + protocol)
         try:
             await _seed(client, keys["base"])
             name, key, *rest = call
@@ -85,7 +81,7 @@ def test_a_carried_read_hands_back_what_the_command_alone_does(redis_url, keys, 
         finally:
             await client.aclose()
 
-    alone, carried, counted = run(scenario())
+    alone, carried, counted = asyncio.run(scenario())
     assert carried == alone and type(carried) is type(alone)
     assert counted == "1"
 
@@ -93,7 +89,7 @@ def test_a_carried_read_hands_back_what_the_command_alone_does(redis_url, keys, 
 def test_the_store_methods_read_the_same_through_a_carried_count(redis_url, keys):
     """The helpers redis-py builds on the commands (``hgetall``, ``hmget``, ``xrange``) as the store calls them."""
     async def scenario():
-        client = await _client(redis_url)
+        client = _client(redis_url)
         try:
             await _seed(client, keys["base"])
             h, log = f"{keys['base']}:h", f"{keys['base']}:log"
@@ -108,13 +104,13 @@ def test_the_store_methods_read_the_same_through_a_carried_count(redis_url, keys
         finally:
             await client.aclose()
 
-    for alone, carried in run(scenario()):
+    for alone, carried in asyncio.run(scenario()):
         assert carried == alone
 
 
 def test_a_refused_count_hands_back_nothing_and_refuses_every_later_command(redis_url, keys):
     async def scenario():
-        client = await _client(redis_url)
+        client = _client(redis_url)
         try:
             await _seed(client, keys["base"])
             await client.set(keys["counter"], 5)  # the window already holds 5 requests: this one is the 6th
@@ -133,7 +129,7 @@ def test_a_refused_count_hands_back_nothing_and_refuses_every_later_command(redi
         finally:
             await client.aclose()
 
-    refusal, count, written, counted = run(scenario())
+    refusal, count, written, counted = asyncio.run(scenario())
     assert (refusal.kind, refusal.limit, str(refusal)) == ("address", 5, "More than 5 requests a second from this address.")
     assert count.refusal is refusal and count.settled
     assert written == 0
@@ -143,7 +139,7 @@ def test_a_refused_count_hands_back_nothing_and_refuses_every_later_command(redi
 def test_a_write_first_waits_for_the_count_and_is_never_sent_when_refused(redis_url, keys):
     """A command that is not a carried read (here SET, then a script) goes after the count, on its own."""
     async def scenario():
-        client = await _client(redis_url)
+        client = _client(redis_url)
         try:
             outcomes = []
             for limit in (0, 1):
@@ -159,7 +155,7 @@ def test_a_write_first_waits_for_the_count_and_is_never_sent_when_refused(redis_
         finally:
             await client.aclose()
 
-    outcomes, refused_written = run(scenario())
+    outcomes, refused_written = asyncio.run(scenario())
     assert outcomes == ["token", None, True, 1]
     assert refused_written == 0
 
@@ -168,7 +164,7 @@ def test_commands_sent_together_are_counted_once(redis_url, keys):
     """Two commands of one request in flight at once (GraphQL resolves root fields concurrently): one count,
     and both get their own replies."""
     async def scenario():
-        client = await _client(redis_url)
+        client = _client(redis_url)
         try:
             await _seed(client, keys["base"])
             with armed(RequestCount([(keys["counter"], 10, "address"), (keys["token_counter"], 10, "token")])):
@@ -179,14 +175,14 @@ def test_commands_sent_together_are_counted_once(redis_url, keys):
         finally:
             await client.aclose()
 
-    replies, counted = run(scenario())
+    replies, counted = asyncio.run(scenario())
     assert replies == ["3", "value", True]
     assert counted == ["1", "1"]
 
 
 def test_a_pipeline_runs_after_its_request_is_counted(redis_url, keys):
     async def scenario():
-        client = await _client(redis_url)
+        client = _client(redis_url)
         try:
             with armed(RequestCount([(keys["counter"], 10, "address")])):
                 async with client.pipeline(transaction=False) as pipe:
@@ -196,13 +192,13 @@ def test_a_pipeline_runs_after_its_request_is_counted(redis_url, keys):
         finally:
             await client.aclose()
 
-    assert run(scenario()) == ["1", True]  # the count came first: the pipeline already reads it
+    assert asyncio.run(scenario()) == ["1", True]  # the count came first: the pipeline already reads it
 
 
 def test_a_carried_read_loads_its_script_on_a_redis_that_forgot_it(own_redis):
     """A restarted Redis (or SCRIPT FLUSH) no longer knows the script: the read still carries the count."""
     async def scenario():
-        client = await _client(own_redis.url)
+        client = _client(own_redis.url)
         try:
             await client.set("s", "value")
             with armed(RequestCount([("c", 10, "address")])):
@@ -214,26 +210,26 @@ def test_a_carried_read_loads_its_script_on_a_redis_that_forgot_it(own_redis):
         finally:
             await client.aclose()
 
-    assert run(scenario()) == ("value", "value", "2")
+    assert asyncio.run(scenario()) == ("value", "value", "2")
 
 
 def test_outside_a_request_the_client_counts_nothing(redis_url, keys):
     async def scenario():
-        client = await _client(redis_url)
+        client = _client(redis_url)
         try:
             await client.set(f"{keys['base']}:s", "v")
             return await client.get(f"{keys['base']}:s"), await client.exists(keys["counter"])
         finally:
             await client.aclose()
 
-    assert run(scenario()) == ("v", 0)
+    assert asyncio.run(scenario()) == ("v", 0)
 
 
 def test_a_read_s_own_error_comes_after_its_count_is_judged(redis_url, keys):
     """A carried read of a key of another type raises what the command alone raises, once the count is
     known: refused first when the count refuses, and counted either way."""
     async def scenario():
-        client = await _client(redis_url)
+        client = _client(redis_url)
         try:
             await client.set(f"{keys['base']}:s", "a string")
             with pytest.raises(ResponseError) as alone:
@@ -252,7 +248,7 @@ def test_a_read_s_own_error_comes_after_its_count_is_judged(redis_url, keys):
         finally:
             await client.aclose()
 
-    alone, outcomes, counted = run(scenario())
+    alone, outcomes, counted = asyncio.run(scenario())
     assert outcomes == [("ResponseError", alone), True,
                         ("RateLimited", "More than 0 requests a second from this address."), True]
     assert counted == ["1", "1"]
@@ -262,8 +258,8 @@ def test_a_cancelled_count_is_sent_again_by_the_next_command(own_redis):
     """A timeout around the request's first read (live streams have one) cancels the count on its way: not
     known to have happened, so the next command counts again, and is refused past the limit."""
     async def scenario():
-        client = await _client(own_redis.url)
-        pauser = await _client(own_redis.url)
+        client = _client(own_redis.url)
+        pauser = _client(own_redis.url)
         try:
             await client.set("c", 1)  # the window holds one request already: the limit is 1
             count = RequestCount([("c", 1, "token")])
@@ -279,7 +275,7 @@ def test_a_cancelled_count_is_sent_again_by_the_next_command(own_redis):
             await client.aclose()
             await pauser.aclose()
 
-    settled_after_cancel, counted, written = run(scenario())
+    settled_after_cancel, counted, written = asyncio.run(scenario())
     assert settled_after_cancel is False
     assert counted >= 2 and written == 0  # 3 if Redis ran the cancelled count too
 
@@ -289,7 +285,7 @@ def test_a_redis_refusing_writes_still_serves_a_carried_read_uncounted(own_redis
     request goes on uncounted (as the limiter always let a count Redis fails), its read sent alone and
     served; a write then gets Redis's own refusal, not the limiter's."""
     async def scenario():
-        client = await _client(own_redis.url)
+        client = _client(own_redis.url)
         try:
             await client.hset("h", mapping={"version": "1"})
             await client.config_set("maxmemory-policy", "noeviction")
@@ -308,7 +304,7 @@ def test_a_redis_refusing_writes_still_serves_a_carried_read_uncounted(own_redis
         finally:
             await client.aclose()
 
-    read, settled, refusal, write_error, counted = run(scenario())
+    read, settled, refusal, write_error, counted = asyncio.run(scenario())
     assert (read, settled, refusal, counted) == ({"version": "1"}, True, None, 0)
     assert write_error == "command not allowed when used memory > 'maxmemory'."  # redis-py's OutOfMemoryError
 
@@ -322,7 +318,7 @@ def test_a_request_that_fails_before_any_command_is_counted(redis_url, keys):
         raise RuntimeError("a bug")
 
     async def scenario(already: int):
-        client = await _client(redis_url)
+        client = _client(redis_url)
         sent = []
 
         async def send(message):
@@ -342,8 +338,8 @@ def test_a_request_that_fails_before_any_command_is_counted(redis_url, keys):
         finally:
             await client.aclose()
 
-    assert run(scenario(0)) == (["raised"], "1")
-    sent, counted = run(scenario(5))  # the window is full: the 429 goes out instead of the error
+    assert asyncio.run(scenario(0)) == (["raised"], "1")
+    sent, counted = asyncio.run(scenario(5))  # the window is full: the 429 goes out instead of the error
     assert [m["status"] for m in sent if m["type"] == "http.response.start"] == [429] and counted == "6"
 
 
@@ -354,7 +350,7 @@ def test_a_read_asked_for_raw_bytes_keeps_them_in_and_out_of_a_request(redis_url
     from redis.client import NEVER_DECODE
 
     async def scenario():
-        client = await _client(redis_url)
+        client = _client(redis_url)
         raw = f"{keys['base']}:raw"
         try:
             await client.set(raw, b"\x00bytes")
@@ -366,14 +362,14 @@ def test_a_read_asked_for_raw_bytes_keeps_them_in_and_out_of_a_request(redis_url
         finally:
             await client.aclose()
 
-    assert run(scenario()) == (b"\x00bytes", b"\x00bytes", b"\x00bytes", "1")
+    assert asyncio.run(scenario()) == (b"\x00bytes", b"\x00bytes", b"\x00bytes", "1")
 
 
 def test_the_client_s_pipelines_are_redis_py_s(redis_url, keys):
     """A transaction unless asked otherwise, the shard hint kept, and a failed command raised by default
     (returned as a value when asked), in a request and out of one."""
     async def scenario():
-        client = await _client(redis_url)
+        client = _client(redis_url)
         text = f"{keys['base']}:text"
         try:
             await client.set(text, "not a number")
@@ -393,7 +389,7 @@ def test_the_client_s_pipelines_are_redis_py_s(redis_url, keys):
         finally:
             await client.aclose()
 
-    shapes, outcomes = run(scenario())
+    shapes, outcomes = asyncio.run(scenario())
     assert shapes == [(True, None), (False, "hint")]
     assert outcomes == ["ResponseError", "ResponseError"]
 
@@ -402,8 +398,8 @@ def test_a_command_waiting_on_a_cancelled_count_counts_itself(own_redis):
     """Two commands of one request: the first's count is cancelled on its way while the second waits for it;
     the second then counts (the cancelled one may never have reached Redis) and is refused past the limit."""
     async def scenario():
-        client = await _client(own_redis.url)
-        pauser = await _client(own_redis.url)
+        client = _client(own_redis.url)
+        pauser = _client(own_redis.url)
         try:
             await client.set("c", 1)  # the window holds one request already: the limit is 1
             count = RequestCount([("c", 1, "token")])
@@ -421,7 +417,7 @@ def test_a_command_waiting_on_a_cancelled_count_counts_itself(own_redis):
             await client.aclose()
             await pauser.aclose()
 
-    counted, written = run(scenario())
+    counted, written = asyncio.run(scenario())
     assert counted >= 2 and written == 0
 
 
