@@ -15,7 +15,7 @@ import redis.asyncio as aioredis
 from hypothesis import HealthCheck, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from service.engine import RuleError
+from service.engine import BOARD_SEAT, RuleError
 from service.games import all_games
 from service.store import MatchStore, StoreError
 
@@ -77,7 +77,11 @@ def machine_for(game, redis_url: str, prefix: str):
             match = self.current()
             seat = data.draw(st.sampled_from(match.acting))
             action = data.draw(st.sampled_from(match.legal_actions(seat)))
-            accepted = self.run(self.store.submit(self.match_id, self.tokens[seat], match.version, action))
+            if seat == BOARD_SEAT:  # the board's own move (McGonagall's chess): played as the bot workers play it
+                submitted = self.store.submit(self.match_id, None, match.version, action, acting_seat=BOARD_SEAT)
+            else:
+                submitted = self.store.submit(self.match_id, self.tokens[seat], match.version, action)
+            accepted = self.run(submitted)
             assert accepted.version == match.version + 1
             self.accepted += 1
 
