@@ -254,16 +254,25 @@ def test_a_read_s_own_error_comes_after_its_count_is_judged(redis_url, keys):
     assert counted == ["1", "1"]
 
 
+@contextlib.asynccontextmanager
+async def a_full_window_and_redis_paused(url: str):
+    """A client and a request's count (limit 1) whose window already holds one request, with Redis answering
+    no one for the next 0.3 s."""
+    client, pauser = _client(url), _client(url)
+    try:
+        await client.set("c", 1)
+        await pauser.execute_command("CLIENT", "PAUSE", 300)
+        yield client, RequestCount([("c", 1, "token")])
+    finally:
+        await client.aclose()
+        await pauser.aclose()
+
+
 def test_a_cancelled_count_is_sent_again_by_the_next_command(own_redis):
     """A timeout around the request's first read (live streams have one) cancels the count on its way: not
     known to have happened, so the next command counts again, and is refused past the limit."""
     async def scenario():
-        client = _client(own_redis.url)
-        pauser = _client(own_redis.url)
-        try:
-            await client.set("c", 1)  # the window holds one request already: the limit is 1
-            count = RequestCount([("c", 1, "token")])
-            await pauser.execute_command("CLIENT", "PAUSE", 300)  # Redis answers no one for 0.3 s
+        async with a_full_window_and_redis_paused(own_redis.url) as (client, count):
             with armed(count):
                 with pytest.raises(TimeoutError):
                     await asyncio.wait_for(client.get("s"), 0.05)
@@ -271,9 +280,6 @@ def test_a_cancelled_count_is_sent_again_by_the_next_command(own_redis):
                 with pytest.raises(RateLimited):
                     await client.set("written", "1")  # counted again, and past the limit
             return settled_after_cancel, int(await client.get("c")), await client.exists("written")
-        finally:
-            await client.aclose()
-            await pauser.aclose()
 
     settled_after_cancel, counted, written = asyncio.run(scenario())
     assert settled_after_cancel is False
@@ -398,12 +404,7 @@ def test_a_command_waiting_on_a_cancelled_count_counts_itself(own_redis):
     """Two commands of one request: the first's count is cancelled on its way while the second waits for it;
     the second then counts (the cancelled one may never have reached Redis) and is refused past the limit."""
     async def scenario():
-        client = _client(own_redis.url)
-        pauser = _client(own_redis.url)
-        try:
-            await client.set("c", 1)  # the window holds one request already: the limit is 1
-            count = RequestCount([("c", 1, "token")])
-            await pauser.execute_command("CLIENT", "PAUSE", 300)
+        async with a_full_window_and_redis_paused(own_redis.url) as (client, count):
             with armed(count):
                 first = asyncio.create_task(client.get("s"))
                 await asyncio.sleep(0.02)  # the first is counting, Redis paused
@@ -413,9 +414,6 @@ def test_a_command_waiting_on_a_cancelled_count_counts_itself(own_redis):
                 with pytest.raises(RateLimited):
                     await second
             return int(await client.get("c")), await client.exists("written")
-        finally:
-            await client.aclose()
-            await pauser.aclose()
 
     counted, written = asyncio.run(scenario())
     assert counted >= 2 and written == 0
