@@ -207,12 +207,20 @@ class CountingRedis(aioredis.Redis):
 
 
 class CountingPipeline(Pipeline):
-    """A pipeline that waits for its request's count before it runs (it may write)."""
+    """A pipeline that waits for its request's count before it runs (it may write), and before the commands
+    it sends at once while it watches keys (``WATCH``, then reads, before ``MULTI``)."""
 
     counted_by: CountingRedis
 
-    async def execute(self, raise_on_error: bool = True):
+    async def _counted(self) -> None:
         count = _current.get()
         if count is not None and not (count.settled and count.refusal is None):
             await count.settle(self.counted_by)
+
+    async def execute(self, raise_on_error: bool = True):
+        await self._counted()
         return await super().execute(raise_on_error)
+
+    async def immediate_execute_command(self, *args, **options):
+        await self._counted()
+        return await super().immediate_execute_command(*args, **options)

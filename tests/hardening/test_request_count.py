@@ -195,6 +195,40 @@ def test_a_pipeline_runs_after_its_request_is_counted(redis_url, keys):
     assert asyncio.run(scenario()) == ["1", True]  # the count came first: the pipeline already reads it
 
 
+def test_a_watching_pipeline_waits_for_the_count(redis_url, keys):
+    """A pipeline that watches keys sends WATCH (and whatever comes before MULTI) at once, before ``execute``:
+    that waits for the count too, and a refused request sends nothing."""
+    async def scenario():
+        client = _client(redis_url)
+        watched = f"{keys['base']}:watched"
+        try:
+            outcomes = []
+            for already in (0, 10):
+                await client.set(keys["counter"], already)
+                with armed(RequestCount([(keys["counter"], 10, "address")])):
+                    async with client.pipeline() as pipe:
+                        step = "watch"
+                        try:
+                            await pipe.watch(watched)
+                            step = "read"
+                            before = await pipe.get(watched)
+                            pipe.multi()
+                            pipe.set(watched, f"after {before}")
+                            step = "execute"
+                            await pipe.execute()
+                            outcomes.append(await client.get(watched))
+                        except RateLimited as refusal:
+                            outcomes.append((refusal.kind, step))
+                await client.delete(watched)
+            return outcomes, await client.get(keys["counter"])
+        finally:
+            await client.aclose()
+
+    outcomes, counted = asyncio.run(scenario())
+    assert outcomes == ["after None", ("address", "watch")]  # refused before anything was sent
+    assert counted == "11"
+
+
 def test_a_carried_read_loads_its_script_on_a_redis_that_forgot_it(own_redis):
     """A restarted Redis (or SCRIPT FLUSH) no longer knows the script: the read still carries the count."""
     async def scenario():
