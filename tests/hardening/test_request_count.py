@@ -18,6 +18,7 @@ import uuid
 
 import pytest
 import redis
+from redis.client import NEVER_DECODE
 from redis.exceptions import ResponseError
 from starlette.testclient import TestClient
 
@@ -205,13 +206,14 @@ def test_a_watching_pipeline_waits_for_the_count(redis_url, keys):
             outcomes = []
             for already in (0, 10):
                 await client.set(keys["counter"], already)
+                await client.set(watched, "v0")
                 with armed(RequestCount([(keys["counter"], 10, "address")])):
                     async with client.pipeline() as pipe:
                         step = "watch"
                         try:
                             await pipe.watch(watched)
                             step = "read"
-                            before = await pipe.get(watched)
+                            before = await pipe.execute_command("GET", watched, **{NEVER_DECODE: []})
                             pipe.multi()
                             pipe.set(watched, f"after {before}")
                             step = "execute"
@@ -225,7 +227,7 @@ def test_a_watching_pipeline_waits_for_the_count(redis_url, keys):
             await client.aclose()
 
     outcomes, counted = asyncio.run(scenario())
-    assert outcomes == ["after None", ("address", "watch")]  # refused before anything was sent
+    assert outcomes == ["after b'v0'", ("address", "watch")]  # refused before anything was sent
     assert counted == "11"
 
 
@@ -387,8 +389,6 @@ def test_a_read_asked_for_raw_bytes_keeps_them_in_and_out_of_a_request(redis_url
     """A command with options beyond ``keys`` (the archive's raw read: ``NEVER_DECODE``) is never carried in
     the count's script, and keeps its options whether it is a request's first command, a later one, or
     outside any request."""
-    from redis.client import NEVER_DECODE
-
     async def scenario():
         client = _client(redis_url)
         raw = f"{keys['base']}:raw"
