@@ -110,7 +110,7 @@ class RequestCount:
             finally:
                 counting, self._counting = self._counting, None
                 counting.set_result(None)
-            if carried:
+            if carried and self.refusal is None:
                 if isinstance(reply, Exception):  # the read's own error, as the command alone raises it
                     raise reply
                 return _parsed(client, command, options, reply)
@@ -119,20 +119,18 @@ class RequestCount:
     async def _count(self, client: aioredis.Redis, command: tuple, options: dict | None) -> tuple[bool, Any]:
         """Send the count (with ``command`` when it may be carried): whether it was carried, and its reply."""
         keys = [key for key, _, _ in self.checks]
+        carried = _carried(command, options)
         try:
-            if command and _carried(command, options):
+            if carried:
                 *counts, reply = await _evalsha(client, COUNT_AND_READ, [*keys, command[1]],
                                                 [COUNTER_TTL, *command[0:1], *command[2:]])
-                self.judge(counts)
-                self.settled = True
-                if self.refusal is not None:
-                    raise self.refusal
-                return True, reply
-            self.judge(await _evalsha(client, COUNT_SCRIPT, keys, [COUNTER_TTL]))
-        except RedisError:
-            pass  # Redis failed the count: the request goes on uncounted, its own command says what Redis says
+            else:
+                counts, reply = await _evalsha(client, COUNT_SCRIPT, keys, [COUNTER_TTL]), None
+        except RedisError:  # Redis failed the count: the request goes on uncounted, its own command says why
+            counts, carried, reply = [], False, None
+        self.judge(counts)
         self.settled = True
-        return False, None
+        return carried, reply
 
     async def after(self, client: aioredis.Redis, command: tuple, options: dict | None) -> Any:
         """``command`` sent as it is, once the count is known (None without one)."""
@@ -145,6 +143,12 @@ class RequestCount:
 
 _current: contextvars.ContextVar[RequestCount | None] = contextvars.ContextVar("grimoire_request_count",
                                                                                  default=None)
+
+
+def _pending() -> RequestCount | None:
+    """The armed count that still has a say in this request's next command: not yet known, or refused."""
+    count = _current.get()
+    return None if count is None or (count.settled and count.refusal is None) else count
 
 
 @contextlib.contextmanager
@@ -195,8 +199,8 @@ class CountingRedis(aioredis.Redis):
     """redis-py's asyncio client whose first command in an armed request settles the request's count."""
 
     async def execute_command(self, *args, **options):
-        count = _current.get()
-        if count is None or (count.settled and count.refusal is None):
+        count = _pending()
+        if count is None:
             return await super().execute_command(*args, **options)
         return await count.settle(self, args, options)
 
@@ -213,8 +217,8 @@ class CountingPipeline(Pipeline):
     counted_by: CountingRedis
 
     async def _counted(self) -> None:
-        count = _current.get()
-        if count is not None and not (count.settled and count.refusal is None):
+        count = _pending()
+        if count is not None:
             await count.settle(self.counted_by)
 
     async def execute(self, raise_on_error: bool = True):
