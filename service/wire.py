@@ -39,15 +39,23 @@ class MalformedJson(ValueError):
         self.message = message
 
 
-#: 19 digits in a row may be an integer past 64 bits, which orjson reads as a float where the standard
-#: library keeps it exact: such a body takes the standard library's path.
-_LONG_NUMBER = re.compile(r"\d{19}")
-_LONG_NUMBER_BYTES = re.compile(rb"\d{19}")
+#: A run of 19 digits or more may be an integer past 64 bits, which orjson reads as a float where the standard
+#: library keeps it exact. orjson reads every integer from -2**63 to 2**64 - 1 exactly (a game's random
+#: generator state is any 64-bit unsigned number: a match record holds one); a body with a run outside that
+#: range takes the standard library's path.
+_LONG_NUMBER = re.compile(r"-?\d{19,}")
+_LONG_NUMBER_BYTES = re.compile(rb"-?\d{19,}")
+_SMALLEST, _LARGEST = -(1 << 63), (1 << 64) - 1
 
 
 def _orjson_reads(raw: bytes | str) -> bool:
     """Whether orjson is here and reads ``raw``'s numbers as the standard library does."""
-    return orjson is not None and not (_LONG_NUMBER if isinstance(raw, str) else _LONG_NUMBER_BYTES).search(raw)
+    if orjson is None:
+        return False
+    runs = (_LONG_NUMBER if isinstance(raw, str) else _LONG_NUMBER_BYTES).findall(raw)
+    # A run that is part of a fraction or an exponent is a float to both parsers; read as an integer here it
+    # may only send a body the standard library's way for nothing.
+    return all(len(run) <= 21 and _SMALLEST <= int(run) <= _LARGEST for run in runs)  # 21: "-" and 20 digits
 
 
 def loads(raw: bytes | str, *, max_depth: int = MAX_DEPTH) -> Any:

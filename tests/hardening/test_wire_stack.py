@@ -18,6 +18,9 @@ BODIES = [
     b"\xed\xa0\x80", b"\xc0\xaf", b"[-9223372036854775809, 18446744073709551616]", b"0.12345678901234567890123", b"\xff", b'{"a":1,"a":2}', b"[1,]", b"", b"1e400", b'"\x01"',
     b"[" * 65 + b"]" * 65, b"[" * 64 + b"]" * 64, b"[" * 2000 + b"]" * 2000, b'{"a":' * 70 + b"1" + b"}" * 70,
     b"[" * 70 + b"1", "{\"a\": \"\ud800\"}",
+    # the edges of what orjson reads as integers (-2**63 to 2**64 - 1), a run too long for int(), a long exponent
+    b"[18446744073709551615, -9223372036854775808, 1234567890123456789]", b"[18446744073709551616]",
+    b"[-9223372036854775809]", b"9" * 5000, b"1e-1234567890123456789", b"1.0000000000000000000001",
 ]
 
 
@@ -43,6 +46,7 @@ def test_orjson_decodes_exactly_as_the_standard_library(raw, monkeypatch):
 # What the store writes (json.dumps, sort_keys): a match record's fields read back as the standard library reads
 # them, the values orjson reads differently included (a long integer stays exact, NaN stays a float).
 STORED = [{"a": [1, 2.5, None, True, "é"]}, {"seed": 2 ** 70, "n": -(2 ** 63) - 1}, [float("nan")],
+          {"rng": 2 ** 64 - 1, "n": -(2 ** 63)}, {"rng": 2 ** 64}, {"rng": 10 ** 19},
           {"deep": functools.reduce(lambda inner, _: [inner], range(70), 1)}]
 
 
@@ -52,6 +56,13 @@ def test_stored_json_reads_back_as_the_standard_library_reads_it(data):
     fast, slow = wire.loads_stored(stored), json.loads(stored)
     assert repr(fast) == repr(slow)  # repr: NaN compares unequal to itself
     assert type(fast) is type(slow)
+
+
+def test_a_random_generator_state_is_read_by_orjson():
+    """A match record holds its game's 64-bit generator state: read on every request, the fast way."""
+    assert wire._orjson_reads(b'{"rng":18446744073709551615,"v":1}')
+    assert wire._orjson_reads('{"rng":10000000000000000000}')
+    assert not wire._orjson_reads(b'{"rng":18446744073709551616}')
 
 
 @pytest.mark.parametrize("data", [{"a": [1, 2.5, None, True, "é"]}, {1: "x"}, [2 ** 70], {"s": "\u2028"}])
