@@ -34,6 +34,7 @@ from . import collections as collection_fields
 from .errors import MaskUnexpectedErrors, OperationNameRequired, log_errors
 from .cost import limit_argument, max_cost_rule
 from .execution import PlainDataExecutor
+from .runner import ExtensionsRunner
 from .validation import DocumentValidationCache
 from .game_types import GameTypes, action_type_enum, graphql_enum, pascal, screaming
 
@@ -45,10 +46,14 @@ ACTED = f"The seat that acted; {BOARD_NOTE}"
 
 
 class Schema(strawberry.Schema):
-    """strawberry's schema, logging each error by whose it is (schema/errors.py) instead of all at ERROR."""
+    """strawberry's schema, logging each error by whose it is (schema/errors.py) instead of all at ERROR, its
+    extensions run by :class:`~schema.runner.ExtensionsRunner`."""
 
     def process_errors(self, errors, execution_context=None) -> None:
         log_errors(errors)
+
+    def create_extensions_runner(self, execution_context, extensions) -> ExtensionsRunner:
+        return ExtensionsRunner(execution_context=execution_context, extensions=extensions)
 
 
 def build_schema(games: dict[str, Game], *, max_depth: int = Settings.graphql_max_depth,

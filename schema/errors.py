@@ -57,6 +57,14 @@ class MaskUnexpectedErrors(MaskErrors):
     def __init__(self):
         super().__init__(should_mask_error=_unexpected)
 
+    def _process_result(self, result: object) -> None:
+        # strawberry's asks isinstance() of a runtime-checkable Protocol, which walks the Protocol's members on
+        # every call: for every subscription event to every subscriber, about a tenth of a websocket
+        # follower's cost (issue 18)
+        errors = getattr(result, "errors", None)
+        if errors:
+            result.errors = self._process_errors(errors)
+
 
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
         if isinstance(error.original_error, RulesVersionUnavailable):  # a rolling deployment: 503, try elsewhere

@@ -153,6 +153,21 @@ def _cacheable(operation: OperationDefinitionNode, fragments: dict) -> bool:
 #: result depends only on the event and the operation: it is computed once and shared. A result with
 #: errors is never shared.
 _SHARED_EVENTS = IdentityCache(4096)
+#: Whether a subscription operation's events are shared (:meth:`PlainDataExecutor._shares_events`), per
+#: (operation, schema).
+_SHARING_OPERATIONS = IdentityCache(4096)
+
+
+class _Executed:
+    """A subscription event's executor whose result is known (:meth:`PlainDataExecutor.build_per_event_executor`)."""
+
+    __slots__ = ("result",)
+
+    def __init__(self, result: Any):
+        self.result = result
+
+    def execute_operation(self, serially=None) -> Any:
+        return self.result
 
 
 class PlainDataExecutor(StrawberryGraphQLCoreExecutionContext):
@@ -175,15 +190,38 @@ class PlainDataExecutor(StrawberryGraphQLCoreExecutionContext):
             return sharing()
         return result if result.errors else _SHARED_EVENTS.put(held, result)
 
+    def build_per_event_executor(self, payload):
+        # graphql-core copies this executor for every event of every subscriber; an event another subscriber's
+        # copy already executed needs no copy, only its result
+        if payload is not None and self._shares_events():
+            shared = _SHARED_EVENTS.get((payload, self.operation))
+            if shared is not MISSING:
+                return _Executed(shared)
+        return super().build_per_event_executor(payload)
+
     def _shares_its_event(self) -> bool:
-        """Whether this executes a subscription event whose result any subscriber of it may share.
+        """Whether this executes a subscription event whose result any subscriber of it may share."""
+        return self.root_value is not None and self._shares_events()
+
+    def _shares_events(self) -> bool:
+        """Whether this operation is a subscription whose events' results its subscribers may share.
 
         No variable can change the result: without directives they reach only the subscription field's own
         arguments, which choose the events (its resolver hands each event on as it is), and plain types
-        have no arguments. Subscribers resuming from different versions share the events they both get."""
+        have no arguments. Subscribers resuming from different versions share the events they both get.
+        Asked for every event of every subscriber: the answer, a function of the operation and the schema,
+        is remembered."""
         operation = self.operation
-        if operation.operation != OperationType.SUBSCRIPTION or self.root_value is None or \
-                not _cacheable(operation, self.fragments):
+        if operation.operation != OperationType.SUBSCRIPTION:
+            return False
+        known = _SHARING_OPERATIONS.get((operation, self.schema))
+        if known is MISSING:
+            known = _SHARING_OPERATIONS.put((operation, self.schema), self._plain_subscription())
+        return known
+
+    def _plain_subscription(self) -> bool:
+        operation = self.operation
+        if not _cacheable(operation, self.fragments):
             return False
         selections = operation.selection_set.selections
         if len(selections) != 1 or not isinstance(selections[0], FieldNode):

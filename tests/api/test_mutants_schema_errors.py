@@ -194,3 +194,28 @@ def test_an_unconfirmed_write_names_the_graphql_idempotency_key(settings, games,
     [record] = logged(caplog)
     assert (record.levelno, record.getMessage(), record.exc_info) == (
         logging.WARNING, "redis unavailable: ReplicaAckTimeout", None)
+
+
+def test_a_bug_in_a_subscription_is_masked_in_its_message(settings, games, prefix, monkeypatch):
+    """A subscription's results pass the masking extension one by one (its ``on_stream_result`` hook, which
+    schema/runner.py finds once per operation): a bug's words never reach the subscriber."""
+    from schema import live
+
+    async def failing(context, match_id, after):
+        raise RuntimeError("internal detail redis://10.1.2.3:6379 must not leak")
+        yield  # an async generator, as the real one
+
+    monkeypatch.setattr(live, "match_updates", failing)
+    with app(settings, games, key_prefix=prefix) as client:
+        match_id, _ = seated(client, "high-card")
+        with client.websocket_connect("/graphql", subprotocols=["graphql-transport-ws"]) as ws:
+            ws.send_json({"type": "connection_init", "payload": {}})
+            assert ws.receive_json()["type"] == "connection_ack"
+            ws.send_json({"id": "1", "type": "subscribe", "payload": {
+                "query": "subscription($id: ID!) { matchEvents(matchId: $id) { __typename } }",
+                "variables": {"id": match_id}}})
+            message = ws.receive_json()
+    assert message["type"] == "next" and message["payload"]["data"] is None
+    [error] = message["payload"]["errors"]
+    assert error["message"] == "Something went wrong on our side; it has been logged."
+    assert error["extensions"]["code"] == "internal_error"

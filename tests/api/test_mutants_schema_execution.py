@@ -47,7 +47,7 @@ def cold_caches():
     before it left (or the mutation run's mapping pass, whose process the mutants' runs fork from) would answer
     in its place. Within a test, requests still meet what the ones before them cached."""
     for cache in (execution._PLAIN_TYPES, execution._WITHOUT_DIRECTIVES, execution._COLLECTED,
-                  execution._SHARED_EVENTS):
+                  execution._SHARED_EVENTS, execution._SHARING_OPERATIONS):
         cache.results.clear()
 
 
@@ -603,6 +603,29 @@ def test_a_plain_event_is_executed_once_for_every_subscriber(fast):
     RESOLVED.clear()
     _subscribers(SLOW, document)
     assert shared == 1 and RESOLVED.count("Subscription.plain") == 2
+
+
+@FAST_SCHEMAS
+@pytest.mark.parametrize("document, copies", [
+    ("subscription Plain { plain { id piles { name cards { rank suit } } } }", 1),
+    ("subscription Seen { seen { version viewer { name } } }", 2),
+], ids=["plain", "reads its subscriber"])
+def test_a_shared_event_is_handed_on_without_a_copy_of_the_executor(fast, document, copies, monkeypatch):
+    """graphql-core copies the subscription's executor for every event of every subscriber: a subscriber of a
+    plain event another one already got is handed the same result without one (issue 18: a thousand
+    followers, a thousand copies per update)."""
+    made = []
+    original = StrawberryGraphQLCoreExecutionContext.build_per_event_executor
+
+    def counted(self, payload):
+        made.append(payload)
+        return original(self, payload)
+
+    monkeypatch.setattr(StrawberryGraphQLCoreExecutionContext, "build_per_event_executor", counted)
+    _fresh_events()
+    (first, _), (second, _) = _subscribers(fast, document)
+    assert len(made) == copies
+    assert (first is second) == (copies == 1)  # the one result, or each subscriber's own (names differ)
 
 
 @FAST_SCHEMAS

@@ -126,7 +126,8 @@ MODULES: dict[str, tuple[list[str], list[str], list[str]]] = {
                   "tests/fairness/test_records.py::test_a_finished_match_of_every_game_verifies",
                   # the tests written against the module's survivors
                   "tests/api/test_mutants_schema_errors.py", "tests/api/test_mutants_schema_execution.py",
-                  "tests/api/test_mutants_schema_cost.py", "tests/api/test_mutants_schema_types.py"]),
+                  "tests/api/test_mutants_schema_cost.py", "tests/api/test_mutants_schema_types.py",
+                  "tests/api/test_extensions_runner.py"]),
     "live": (["service/store/live.py", "schema/live.py"], [],
              ["tests/live", "tests/store"]),
     # players, quick matches, ratings, match records and collections (issues 20, 21 and 22), in the store
