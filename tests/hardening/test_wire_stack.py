@@ -58,11 +58,28 @@ def test_stored_json_reads_back_as_the_standard_library_reads_it(data):
     assert type(fast) is type(slow)
 
 
-def test_a_random_generator_state_is_read_by_orjson():
-    """A match record holds its game's 64-bit generator state: read on every request, the fast way."""
+def test_a_body_with_a_64_bit_number_is_read_by_orjson():
     assert wire._orjson_reads(b'{"rng":18446744073709551615,"v":1}')
     assert wire._orjson_reads('{"rng":10000000000000000000}')
     assert not wire._orjson_reads(b'{"rng":18446744073709551616}')
+
+
+@pytest.mark.parametrize("data, fast", [
+    ({"rng": 2 ** 64 - 1, "hand": [3, 1], "name": "Ann", "f": 0.5}, True),  # a match state as the store writes it
+    ({"f": 1e16}, True),  # a float both libraries write alike
+    ({"rng": 2 ** 64}, False), ({"name": "é"}, False), ({"f": 1e-7}, False), ([float("nan")], False)])
+def test_a_stored_field_is_read_by_orjson_when_it_reads_back_as_written(data, fast, monkeypatch):
+    """A match record's state (its 64-bit generator state in it) is read on every request: orjson reads it
+    when it writes back exactly what is stored; anything else is the standard library's to read."""
+    stored = json.dumps(data, separators=(",", ":"), sort_keys=True)
+    expected = repr(json.loads(stored))
+    used = []
+    decoder = json.JSONDecoder()
+    monkeypatch.setattr(wire.json, "loads", lambda raw: used.append(raw) or decoder.decode(
+        raw.decode() if isinstance(raw, bytes) else raw))
+    for raw in (stored, stored.encode()):
+        assert repr(wire.loads_stored(raw)) == expected
+    assert (not used) == fast
 
 
 @pytest.mark.parametrize("data", [{"a": [1, 2.5, None, True, "é"]}, {1: "x"}, [2 ** 70], {"s": "\u2028"}])
