@@ -112,8 +112,13 @@ def loads_stored(raw: bytes | str) -> Any:
         except orjson.JSONDecodeError:
             pass  # NaN, say, which the standard library writes and reads
         else:
-            if orjson.dumps(data) == (raw.encode() if isinstance(raw, str) else raw):
-                return data
+            try:
+                written = orjson.dumps(data)
+            except orjson.JSONEncodeError:
+                pass  # nested deeper than orjson writes (255 levels; it reads 1024)
+            else:
+                if written == (raw.encode() if isinstance(raw, str) else raw):
+                    return data
     return json.loads(raw)
 
 
