@@ -65,7 +65,6 @@ class MaskUnexpectedErrors(MaskErrors):
         if errors:
             result.errors = self._process_errors(errors)
 
-
     def anonymise_error(self, error: GraphQLError) -> GraphQLError:
         if isinstance(error.original_error, RulesVersionUnavailable):  # a rolling deployment: 503, try elsewhere
             return GraphQLError(error.original_error.message, nodes=error.nodes, source=error.source,

@@ -49,6 +49,7 @@ class _StreamHooks(StreamResultContextManager):
     """strawberry's context manager around a streamed result, given its hooks (each a factory of a context
     manager, called with the result as strawberry calls it) instead of finding them again."""
 
-    def __init__(self, hooks: list, result: Any) -> None:  # noqa: the base finds the hooks: not called
+    def __init__(self, hooks: list, result: Any) -> None:
+        # not the base's __init__: finding the hooks is what this class saves
         self.result = result
         self.hooks = hooks

@@ -109,16 +109,10 @@ def loads_stored(raw: bytes | str) -> Any:
     if orjson is not None:
         try:
             data = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            pass  # NaN, say, which the standard library writes and reads
-        else:
-            try:
-                written = orjson.dumps(data)
-            except orjson.JSONEncodeError:
-                pass  # nested deeper than orjson writes (255 levels; it reads 1024)
-            else:
-                if written == (raw.encode() if isinstance(raw, str) else raw):
-                    return data
+            if orjson.dumps(data) == (raw.encode() if isinstance(raw, str) else raw):
+                return data
+        except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+            pass  # NaN, say, which orjson refuses to read; nesting deeper than it writes (255 levels)
     return json.loads(raw)
 
 
