@@ -76,6 +76,13 @@ def accept_request_id(value: str | None) -> str:
 
 def redact(text: str) -> str:
     """``text`` with seat tokens, bearer credentials and Redis passwords masked."""
+    # Every secret above holds one of these; most text holds none, and looking costs a tenth of the
+    # three substitutions (each access line redacts its message, method and path). ASCII only: the
+    # patterns' case-insensitive match also takes a few other letters as i and s (U+0130, U+0131, U+017F).
+    if text.isascii():
+        lowered = text.lower()
+        if "gt." not in lowered and "bearer" not in lowered and "redis" not in lowered:
+            return text
     for pattern, replacement in _SECRETS:
         text = pattern.sub(replacement, text)
     return text
@@ -128,6 +135,10 @@ def configure_logging(fmt: str = "json", level: str = "INFO") -> None:
         logger.handlers.clear()
         logger.propagate = True
     logging.getLogger("uvicorn.access").disabled = True  # the access log below has the route and request id
+    # Neither format writes where a line was logged from, nor its thread or process: skip finding
+    # them, a quarter of an access line's cost (the logging HOWTO's "Optimization" section).
+    logging._srcfile = None
+    logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
 
 
 # -- HTTP -----------------------------------------------------------------------

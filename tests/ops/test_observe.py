@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import httpx
+import pytest
 
 import redis
 from prometheus_client.parser import text_string_to_metric_families
@@ -158,6 +159,23 @@ def test_secrets_never_reach_a_log_line():
     record.header = f"Bearer {token}"
     line = JsonFormatter().format(record)
     assert "secretsecret" not in line and json.loads(line)["header"] == "Bearer ***"
+
+
+@pytest.mark.parametrize("text", [
+    "BEARER s3cr3t", "bEaReR s3cr3t", "REDIS://:hunter2@h:6379/0", "rediss://u:hunter2@h/0",
+    "x gt.AbCdEfGhIjKl.q9Wx_secretsecret y",
+    # letters Python's case-insensitive match takes as i or s, which str.lower() does not give
+    "REDİS://:hunter2@h/0", "redıs://:hunter2@h/0", "rediſ://:hunter2@h/0",
+    "/v1/matches/abc/actions", "GET", "", "café gt. Bearer",
+])
+def test_redaction_looks_before_it_substitutes_but_masks_the_same(text):
+    """redact() skips its substitutions for text that holds no secret's marks: the result is the same."""
+    from service.logs import _SECRETS
+
+    masked = text
+    for pattern, replacement in _SECRETS:
+        masked = pattern.sub(replacement, masked)
+    assert redact(text) == masked
 
 
 def test_serve_can_keep_metrics_off_the_public_port(redis_url, key_prefix, tmp_path):
