@@ -49,8 +49,8 @@ def components() -> dict[str, Any]:
             "token_id": {**_STRING, "description": "Its id, to revoke it."}}),
         "PlayerToken": _object(["id", "created"], {"id": _STRING, "created": _MS}),
         "PlayerTokenList": _object(["tokens"], {"tokens": {"type": "array", "items": _ref("PlayerToken")}}),
-        "NewPlayerToken": _object([], {"replace": {**_STRING, "minLength": 1, "maxLength": 64, "description": "A token id to revoke in the same "
-                                                                            "step (rotation)."}},
+        "NewPlayerToken": _object([], {"replace": {**_STRING, "minLength": 1, "maxLength": 64,
+                                                   "description": "A token id to revoke in the same step (rotation)."}},
                                   additionalProperties=False),
         "PlayerTokenIssued": _object(["token", "token_id", "replaced"], {
             "token": {**_STRING, "description": "The new player token, shown once."}, "token_id": _STRING,
