@@ -752,29 +752,32 @@ def build_schema(games: dict[str, Game], *, max_depth: int = Settings.graphql_ma
                                              "reason: the match ended, the server is stopping, the store failed.")
         async def match_events(self, info: Info, match_id: strawberry.ID,
                                after: int = 0) -> AsyncGenerator[MatchEventResult, None]:
-            async with contextlib.aclosing(live.match_updates(info.context, match_id, after)) as items:
-                async for kind, payload, about in items:
-                    if kind == "update":
-                        # one MatchEvent per update and seat, every subscriber of this process shares it
-                        seat, game_id = about
-                        yield payload.shared((MatchEvent, seat), lambda: match_event(payload.for_seat(seat), game_id))
-                    else:
-                        yield problems.problem_for(payload) if kind == "problem" else payload
+            with info.context["request"].app.state.live.subscription():
+                async with contextlib.aclosing(live.match_updates(info.context, match_id, after)) as items:
+                    async for kind, payload, about in items:
+                        if kind == "update":
+                            # one MatchEvent per update and seat, every subscriber of this process shares it
+                            seat, game_id = about
+                            yield payload.shared((MatchEvent, seat),
+                                                 lambda: match_event(payload.for_seat(seat), game_id))
+                        else:
+                            yield problems.problem_for(payload) if kind == "problem" else payload
 
         @strawberry.subscription(description="A notice whenever one of your matches (the connection_init "
                                              "`tokens`) waits on your seat, and when it ends; the last message is "
                                              "a StreamEnded with the reason.")
         async def my_turns(self, info: Info) -> AsyncGenerator[TurnNoticeResult, None]:
-            async with contextlib.aclosing(live.turn_notices(info.context)) as items:
-                async for kind, payload in items:
-                    if kind == "problem":
-                        yield problems.problem_for(payload)
-                    elif kind == "end":
-                        yield payload
-                    else:
-                        yield TurnNotice(match_id=payload["match_id"], seat=payload["seat"],
-                                         version=payload["version"], status=MatchStatusEnum(payload["status"]),
-                                         to_act=payload["to_act"], your_turn=payload["your_turn"])
+            with info.context["request"].app.state.live.subscription():
+                async with contextlib.aclosing(live.turn_notices(info.context)) as items:
+                    async for kind, payload in items:
+                        if kind == "problem":
+                            yield problems.problem_for(payload)
+                        elif kind == "end":
+                            yield payload
+                        else:
+                            yield TurnNotice(match_id=payload["match_id"], seat=payload["seat"],
+                                             version=payload["version"], status=MatchStatusEnum(payload["status"]),
+                                             to_act=payload["to_act"], your_turn=payload["your_turn"])
 
     # players: identity, me, quick match, rematch, ratings (schema/players.py)
     Query, Mutation, Subscription = player_fields.extend(Query, Mutation, Subscription, TurnNotice=TurnNotice,

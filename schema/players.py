@@ -435,16 +435,17 @@ def extend(Query: type, Mutation: type, Subscription: type, *, TurnNotice: type,
                                              "a player token) waits on you, when one ends, and once when a new one "
                                              "starts (a quick match); the last message is a StreamEnded.")
         async def player_turns(self, info: Info) -> AsyncGenerator[PlayerTurnResult, None]:
-            async with contextlib.aclosing(_player_turns(info.context)) as items:
-                async for kind, payload in items:
-                    if kind == "problem":
-                        yield P.problem_for(payload)
-                    elif kind == "end":
-                        yield payload
-                    else:
-                        yield TurnNotice(match_id=payload["match_id"], seat=payload["seat"],
-                                         version=payload["version"], status=MatchStatusEnum(payload["status"]),
-                                         to_act=payload["to_act"], your_turn=payload["your_turn"])
+            with info.context["request"].app.state.live.subscription():
+                async with contextlib.aclosing(_player_turns(info.context)) as items:
+                    async for kind, payload in items:
+                        if kind == "problem":
+                            yield P.problem_for(payload)
+                        elif kind == "end":
+                            yield payload
+                        else:
+                            yield TurnNotice(match_id=payload["match_id"], seat=payload["seat"],
+                                             version=payload["version"], status=MatchStatusEnum(payload["status"]),
+                                             to_act=payload["to_act"], your_turn=payload["your_turn"])
 
     def merged(name: str, base: type, extra: type) -> type:
         return strawberry.type(type(name, (extra, base), {}), name=name)

@@ -95,16 +95,29 @@ async def _rules_version_unavailable(request: Request, exc: RulesVersionUnavaila
 
 def _end_streams_on_sigterm(live: LiveUpdates) -> None:
     """On SIGTERM, end live streams (reason "shutdown") at once, then let the server's own
-    handler drain the other requests: otherwise open streams would hold the shutdown."""
+    handler drain the other requests: otherwise open streams would hold the shutdown. The
+    server's handler runs once the streams have ended (:meth:`LiveUpdates.end_streams`), since
+    it closes websockets straight away; a second signal goes to it at once."""
     if threading.current_thread() is not threading.main_thread():
         return  # an embedded test server: signals are not ours to take
     loop = asyncio.get_running_loop()
     previous = signal.getsignal(signal.SIGTERM)
+    asked = False
+    ending: set[asyncio.Task] = set()  # held: the loop keeps only a weak reference to a task
 
-    def on_sigterm(signum, frame):
-        loop.call_soon_threadsafe(live.begin_shutdown)
+    async def end_then_exit(signum, frame) -> None:
+        await live.end_streams()
         if callable(previous):
             previous(signum, frame)
+
+    def on_sigterm(signum, frame):
+        nonlocal asked
+        if asked:
+            if callable(previous):
+                previous(signum, frame)
+            return
+        asked = True
+        loop.call_soon_threadsafe(lambda: ending.add(loop.create_task(end_then_exit(signum, frame))))
 
     signal.signal(signal.SIGTERM, on_sigterm)
 

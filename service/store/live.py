@@ -183,6 +183,7 @@ class LiveUpdates:
         self._reader: asyncio.Task | None = None
         self._ticker: asyncio.Task | None = None
         self.closing = asyncio.Event()
+        self.subscriptions = 0  # GraphQL subscriptions open on this process (:meth:`subscription`)
 
     @property
     def followers(self) -> int:
@@ -196,6 +197,27 @@ class LiveUpdates:
         """Wake every follower to finish: streams end with the reason "shutdown"."""
         self.closing.set()
         self._wake_all()
+
+    @contextlib.contextmanager
+    def subscription(self):
+        """Held by a GraphQL subscription from its start until its last message has gone out
+        (:meth:`end_streams` waits for them)."""
+        self.subscriptions += 1
+        try:
+            yield
+        finally:
+            self.subscriptions -= 1
+
+    async def end_streams(self, within: float = 2.0) -> None:
+        """End every stream (reason "shutdown") and return once each subscription has sent its
+        end, or after ``within`` seconds. Only then may the server begin to exit: uvicorn closes
+        every websocket (code 1012) as it does, and an end still on its way would be lost. (An HTTP
+        stream's response is let finish.)"""
+        self.begin_shutdown()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within
+        while self.subscriptions and loop.time() < deadline:
+            await asyncio.sleep(0.01)
 
     async def stop(self) -> None:
         self.begin_shutdown()

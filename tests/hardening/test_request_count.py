@@ -489,29 +489,36 @@ class Monitor:
         return [(who, command.split()[0].upper()) for who, command in self.seen if text in command]
 
 
+def _monitored(settings) -> str:
+    """A key prefix of the test's own app alone: what other apps and workers of this run send (a quick-match
+    sweep under the run's prefix, say, or a service on a sub-prefix of it) is not in what the test reads."""
+    return f"{settings.key_prefix}:monitored-{uuid.uuid4().hex[:8]}"
+
+
 def test_a_read_of_a_match_is_one_round_trip_with_its_count(settings, games, redis_url):
     """The action path's read: Redis receives one script from the service, which counts and reads; the
     match's HGETALL is the script's own call, not a second command from the service."""
-    limited = dataclasses.replace(settings, rate_limit_per_address=1000, rate_limit_per_token=1000)
+    limited = dataclasses.replace(settings, key_prefix=_monitored(settings), rate_limit_per_address=1000,
+                                  rate_limit_per_token=1000)
     with TestClient(create_app(limited, games=games)) as client:
         match_id = client.post("/v1/matches", json={"game": "high-card"}).json()["id"]
         token = client.post(f"/v1/matches/{match_id}/seats", json={"name": "Ann"}).json()["token"]
         with Monitor(redis_url) as seen:
             assert client.get(f"/v1/matches/{match_id}", headers={"Authorization": f"Bearer {token}"}
                               ).status_code == 200
-    by_service = [command for who, command in seen.of(settings.key_prefix) if who != "lua"]
-    by_script = [command for who, command in seen.of(settings.key_prefix) if who == "lua"]
+    by_service = [command for who, command in seen.of(limited.key_prefix) if who != "lua"]
+    by_script = [command for who, command in seen.of(limited.key_prefix) if who == "lua"]
     assert by_service == ["EVALSHA"]
     # the address's and the token's counters (each given its expiry when its window starts), then the match
     assert [c for c in by_script if c != "EXPIRE"] == ["INCR", "INCR", "HGETALL"]
 
 
 def test_a_request_that_writes_first_is_counted_before_it_writes(settings, games, redis_url):
-    limited = dataclasses.replace(settings, rate_limit_per_address=1000)
+    limited = dataclasses.replace(settings, key_prefix=_monitored(settings), rate_limit_per_address=1000)
     with TestClient(create_app(limited, games=games)) as client:
         with Monitor(redis_url) as seen:
             assert client.post("/v1/matches", json={"game": "high-card"}).status_code == 201
-    commands = [(who, command) for who, command in seen.of(settings.key_prefix)
+    commands = [(who, command) for who, command in seen.of(limited.key_prefix)
                 if command != "EXPIRE"]  # a counter gets its expiry only when its window starts
     assert commands[:2] == [("tcp", "EVALSHA"), ("lua", "INCR")]
     assert ("lua", "HGETALL") not in commands  # a create carries no read

@@ -1,10 +1,14 @@
 """Two real service processes on one Redis, as behind a load balancer."""
 
+import asyncio
 import os
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
+import uvicorn
 
 from service.store.embedded import free_port
 from tests.support.processes import wait_ready
@@ -42,11 +46,6 @@ class ThreadedServer:
     counters (``app.state``) while clients stream from it; ``stop()`` is a server shutdown (SIGTERM's path)."""
 
     def __init__(self, app):
-        import threading
-        import time
-
-        import uvicorn
-
         self.app = app
         port = free_port()
         self.base = f"http://127.0.0.1:{port}"
@@ -61,10 +60,14 @@ class ThreadedServer:
             time.sleep(0.02)
 
     def begin_shutdown(self) -> None:
-        """What SIGTERM does in ``grimoire serve``: streams end with "shutdown", then the server drains."""
-        loop = self.app.state.live._reader.get_loop()
-        loop.call_soon_threadsafe(self.app.state.live.begin_shutdown)
-        self.server.should_exit = True
+        """What SIGTERM does in ``grimoire serve`` (service/app.py): streams end with "shutdown", then
+        the server drains."""
+
+        async def end_then_exit() -> None:
+            await self.app.state.live.end_streams()
+            self.server.should_exit = True
+
+        asyncio.run_coroutine_threadsafe(end_then_exit(), self.app.state.live._reader.get_loop())
 
     def stop(self) -> None:
         if not self.thread.is_alive():
