@@ -215,6 +215,10 @@ BY_LINE = {"schema": {"schema.api.x_build_schema": "schema/api.py"},
 #: timeout would have been. The longest test of the module takes 10 s alone.
 PER_TEST_TIMEOUT = {"live": 45}
 
+#: Every pytest here runs in one process, not on the suite's pytest-xdist workers (pyproject.toml's addopts):
+#: mutmut's and tests/mutation/lines.py's records of what each test ran are kept in the process.
+IN_ONE_PROCESS = ["-n", "0"]
+
 KILLED = {"killed", "timeout", "segfault", "caught by type check"}
 #: mutmut's exit codes, as --recheck records its verdicts
 KILL, SURVIVE, TIMEOUT = 1, 0, 36
@@ -228,7 +232,8 @@ def _configure(name: str) -> None:
     timeout = [f"--timeout={PER_TEST_TIMEOUT[name]}"] if name in PER_TEST_TIMEOUT else []
     configuration._config = dataclasses.replace(
         base, only_mutate=mutate, do_not_mutate=base.do_not_mutate + keep,
-        pytest_add_cli_args=base.pytest_add_cli_args + timeout, pytest_add_cli_args_test_selection=tests)
+        pytest_add_cli_args=base.pytest_add_cli_args + IN_ONE_PROCESS + timeout,
+        pytest_add_cli_args_test_selection=tests)
     # mutmut forgets every result when the selection's fingerprint changes. The selection is the module's
     # own here, and tests only get added to it (see the docstring): the fingerprint names the module.
     fingerprint = configuration.Config.config_fingerprint
@@ -333,7 +338,7 @@ def _lines_run(name: str) -> dict[str, dict[str, list[list[str]]]]:
     if not saved.exists():
         print(f"Recording which test runs which line of {', '.join(paths)}", flush=True)
         done = subprocess.run([sys.executable, "-m", "pytest", "-p", "tests.mutation.lines", "-p", "no:cacheprovider",
-                               "-m", "not slow", "-q", *tests], cwd=ROOT, stdout=subprocess.DEVNULL,
+                               *IN_ONE_PROCESS, "-m", "not slow", "-q", *tests], cwd=ROOT, stdout=subprocess.DEVNULL,
                               env={**os.environ, "MUTATION_LINES_OF": ",".join(paths), "MUTATION_LINES_TO": str(saved)})
         if done.returncode:  # a failed test still ran its lines; a kill by it would be a flake's
             print(f"pytest exited {done.returncode} while recording lines: check the tests pass", flush=True)
@@ -636,7 +641,7 @@ def recheck(name: str, factor: float, patterns: list[str], tests: list[str], par
         try:
             result = subprocess.run(
                 [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:randomly", "--rootdir=.", *run,
-                 "-p", "no:cacheprovider", "-m", "not slow"],
+                 "-p", "no:cacheprovider", *IN_ONE_PROCESS, "-m", "not slow"],
                 cwd=ROOT / "mutants", env={**os.environ, "MUTANT_UNDER_TEST": key},
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=limit)
             verdict = SURVIVE if result.returncode == 0 else KILL
