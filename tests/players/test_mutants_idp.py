@@ -225,7 +225,7 @@ def test_the_key_set_is_fetched_with_a_five_second_timeout(keys, clock, monkeypa
             super().__init__(*args, **kwargs)
             seen.append(self.timeout)
 
-    monkeypatch.setattr(idp, "httpx", types.SimpleNamespace(AsyncClient=Spy, HTTPError=httpx.HTTPError))
+    monkeypatch.setattr(httpx, "AsyncClient", Spy)  # the fetch imports httpx when it runs
     with jwks_server(jwk(keys["one"], "k1")) as (url, _):
         verifier = JwtVerifier(JwtSettings(ISSUER, AUDIENCE, jwks_url=url))
         asyncio.run(verifier.verify(token(keys["one"])))
