@@ -381,6 +381,13 @@ def build_schema(games: dict[str, Game], *, max_depth: int = Settings.graphql_ma
         to_act: list[int] = strawberry.field(description=f"The seats the game now waits on; {BOARD_NOTE}")
         your_turn: bool
 
+        @classmethod
+        def of(cls, notice: dict) -> "TurnNotice":
+            """A notice of the live layer's turn streams (service/store/live.py) as its GraphQL type."""
+            return cls(match_id=notice["match_id"], seat=notice["seat"], version=notice["version"],
+                       status=MatchStatusEnum(notice["status"]), to_act=notice["to_act"],
+                       your_turn=notice["your_turn"])
+
     def match_event(update: dict, game_id: str) -> MatchEvent:
         action = update["action"]
         return MatchEvent(match_id=update["match_id"], game=game_id, version=update["version"], seat=update["seat"],
@@ -775,9 +782,7 @@ def build_schema(games: dict[str, Game], *, max_depth: int = Settings.graphql_ma
                         elif kind == "end":
                             yield payload
                         else:
-                            yield TurnNotice(match_id=payload["match_id"], seat=payload["seat"],
-                                             version=payload["version"], status=MatchStatusEnum(payload["status"]),
-                                             to_act=payload["to_act"], your_turn=payload["your_turn"])
+                            yield TurnNotice.of(payload)
 
     # players: identity, me, quick match, rematch, ratings (schema/players.py)
     Query, Mutation, Subscription = player_fields.extend(Query, Mutation, Subscription, TurnNotice=TurnNotice,

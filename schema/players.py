@@ -443,9 +443,7 @@ def extend(Query: type, Mutation: type, Subscription: type, *, TurnNotice: type,
                         elif kind == "end":
                             yield payload
                         else:
-                            yield TurnNotice(match_id=payload["match_id"], seat=payload["seat"],
-                                             version=payload["version"], status=MatchStatusEnum(payload["status"]),
-                                             to_act=payload["to_act"], your_turn=payload["your_turn"])
+                            yield TurnNotice.of(payload)
 
     def merged(name: str, base: type, extra: type) -> type:
         return strawberry.type(type(name, (extra, base), {}), name=name)
