@@ -360,6 +360,96 @@ def test_an_archive_extended_by_encode_decodes_to_every_entry_in_order():
     assert archive.decode(None) == (0, []) and archive.decode(b"") == (0, [])
 
 
+def _log(count: int) -> list:
+    """``count`` log entries shaped like a game's (repetitive JSON text, as a real log is)."""
+    return [(f"{v}-0", {"seat": str(v % 3), "action": json.dumps({"type": "cast", "stone": f"stone-{v % 17}"}),
+                        "events": json.dumps([{"type": "cast", "seat": v % 3, "power": v % 11, "turn": v}]),
+                        "at": str(1764400000000 + 997 * v), "status": "active", "to_act": json.dumps([v % 3])})
+            for v in range(1, count + 1)]
+
+
+def _closed_whole(text: bytes) -> bytes:
+    """``text`` compressed whole at level 6 in the form a compaction may append to: its blocks, then a final
+    stored block holding the closing ``]``, then the checksum (zlib's own calls, not archive.py's)."""
+    import zlib
+
+    compressor = zlib.compressobj(6, zlib.DEFLATED, 15)
+    blocks = compressor.compress(text[:-1]) + compressor.flush(zlib.Z_SYNC_FLUSH)
+    return blocks + b"\x01\x01\x00\xfe\xff]" + zlib.adler32(text).to_bytes(4, "big")
+
+
+def _text(log: list) -> bytes:
+    return json.dumps([[int(i.split("-")[0]), f] for i, f in log], separators=(",", ":")).encode()
+
+
+def test_a_compaction_appends_to_the_archive_which_stays_one_zlib_stream_of_the_whole_log():
+    """Once the log outgrows DEFLATE's 32 KB window, each compaction adds the new entries' compressed blocks
+    after the archive's own (minus its closing stored block and checksum) instead of compressing the whole
+    log again; a shorter log is compressed whole. Every archive is still a zlib stream of the log's JSON list,
+    as older releases write and read it. Against recompressing the whole log at every compaction, appending
+    to a short log, a close that is not cut off, and a wrong checksum."""
+    import zlib
+
+    log = _log(400)
+    raw, appended = None, 0
+    for upto in range(8, 401, 8):
+        previous = raw
+        raw = archive.encode(upto, log[upto - 8:upto], raw)
+        head, _, body = raw.partition(b":")
+        assert head == str(upto).encode()
+        if len(_text(log[:upto - 8])) >= 32 * 1024:
+            assert body.startswith(previous.partition(b":")[2][:-10])  # the old blocks kept byte for byte
+            assert len(body) < len(previous) + 2 * len(_text(log[upto - 8:upto]))
+            appended += 1
+        else:
+            assert body == _closed_whole(_text(log[:upto]))
+        assert zlib.decompress(body) == _text(log[:upto])  # a whole zlib stream, checksum included
+        assert archive.decode(raw) == (upto, log[:upto])
+    assert appended > 20
+
+
+def test_appended_entries_compress_against_the_log_before_them():
+    """Entries appended a few at a time compress about as well as the whole log at once (they may refer to
+    the last 32 KB before them, as DEFLATE's window would). Against compressing each batch alone, which
+    makes such a log three to four times larger."""
+    import zlib
+
+    log = _log(400)
+    raw = None
+    for upto in range(8, 401, 8):
+        raw = archive.encode(upto, log[upto - 8:upto], raw)
+    assert len(raw) < 1.3 * len(zlib.compress(_text(log), 6))
+
+
+def test_an_archive_from_an_older_release_is_compressed_whole_once_then_appended_to():
+    """An archive that does not end with this module's close (an older release compressed the whole log,
+    ending with a compressed final block) cannot be cut: it is compressed again whole, then appended to.
+    Against cutting its last bytes as if they were the close."""
+    import zlib
+
+    log = _log(216)
+    older = b"200:" + zlib.compress(_text(log[:200]), 6)
+    assert len(_text(log[:200])) > 32 * 1024
+    extended = archive.encode(208, log[200:208], older)
+    assert extended == b"208:" + _closed_whole(_text(log[:208]))
+    again = archive.encode(216, log[208:], extended)
+    assert again.partition(b":")[2].startswith(extended.partition(b":")[2][:-10])
+    assert archive.decode(again) == (216, log)
+
+
+def test_a_finished_match_s_archive_is_compressed_whole():
+    """The last compaction (the match is over) compresses the log whole: nothing appends to it again, and
+    whole it is 10 to 16% smaller. Against appending at the end too."""
+    import zlib
+
+    log = _log(240)
+    raw = None
+    for upto in range(8, 233, 8):
+        raw = archive.encode(upto, log[upto - 8:upto], raw)
+    final = archive.encode(240, log[232:], raw, whole=True)
+    assert final == b"240:" + zlib.compress(_text(log), 6)
+
+
 def test_an_update_shows_each_seat_its_share_and_nothing_once_the_match_is_over():
     """Against the acting seat's action shown to others, private events shown to all, the seats to act
     shown after the end, and one seat's view handed to another."""
