@@ -560,6 +560,75 @@ async def test_the_store_client_queues_a_burst_on_its_bounded_pool(redis_url, ke
         await watcher.aclose()
 
 
+async def test_the_bounded_pool_answers_no_connection_once_its_wait_runs_out(redis_url, key_prefix):
+    """A command that finds every connection busy for the pool's whole ``timeout`` fails as the store being
+    unreachable does (redis-py's ConnectionError, answered 503 by the APIs), and only after waiting."""
+    from redis.exceptions import ConnectionError
+
+    from service.store.connect import BoundedPool
+
+    client = aioredis.Redis(connection_pool=BoundedPool.from_url(redis_url, max_connections=1, timeout=0.3,
+                                                                 decode_responses=True))
+    try:
+        holding = asyncio.create_task(client.blpop([f"{key_prefix}:never"], timeout=1))
+        await asyncio.sleep(0.05)
+        started = time.monotonic()
+        with pytest.raises(ConnectionError, match="No connection available"):
+            await client.get(f"{key_prefix}:other")
+        assert 0.25 <= time.monotonic() - started < 0.9
+        assert await holding is None
+        assert await client.get(f"{key_prefix}:other") is None  # the connection came back
+    finally:
+        await client.aclose()
+
+
+async def test_a_command_cut_off_leaves_no_reply_behind_for_the_next_one(redis_url, key_prefix):
+    """The pool hands a connection out without asking whether unread data waits on it: a command cut off by
+    a timeout must not leave its reply for the next command on that connection. Against a connection given
+    back connected after its command was cancelled (the next GET would read BLPOP's reply)."""
+    from service.store.connect import BoundedPool
+
+    client = aioredis.Redis(connection_pool=BoundedPool.from_url(redis_url, max_connections=1,
+                                                                 decode_responses=True))
+    pusher = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    queue = f"{key_prefix}:queue"
+    try:
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(client.blpop([queue], timeout=2), 0.1)
+        await pusher.rpush(queue, "late")
+        await client.set(f"{key_prefix}:k", "v")
+        assert await client.get(f"{key_prefix}:k") == "v"
+        assert await pusher.lrange(queue, 0, -1) == ["late"]  # the cut-off BLPOP never took it
+    finally:
+        await client.aclose()
+        await pusher.aclose()
+
+
+async def test_a_waiter_woken_for_a_connection_that_gives_up_passes_its_turn_on(redis_url):
+    """Two commands wait for the pool's one connection; it comes back and wakes the first, which is cancelled
+    before it runs: the second gets the connection at once (not after the pool's timeout). Against the turn
+    lost with the cancelled waiter, and a cancelled waiter left in line."""
+    from service.store.connect import BoundedPool
+
+    pool = BoundedPool.from_url(redis_url, max_connections=1, timeout=5)
+    try:
+        held = await pool.get_connection()
+        first = asyncio.create_task(pool.get_connection())
+        second = asyncio.create_task(pool.get_connection())
+        await asyncio.sleep(0.01)
+        await pool.release(held)  # wakes the first
+        first.cancel()
+        got = await asyncio.wait_for(second, 1)
+        assert got is held
+        third = asyncio.create_task(pool.get_connection())
+        await asyncio.sleep(0.01)
+        third.cancel()  # cancelled while waiting: out of the line
+        await pool.release(got)
+        assert await asyncio.wait_for(pool.get_connection(), 1) is held
+    finally:
+        await pool.disconnect()
+
+
 async def test_then_wait_on_a_cluster_goes_to_the_keys_master_and_refuses_a_moved_slot(cluster, key_prefix):
     """On a cluster the batch goes straight to the master of ``key`` (redis-py would send WAIT to every
     master): its replies and WAIT's count come back as on one Redis; a command the node answers MOVED (its
