@@ -101,8 +101,8 @@ class BoundedPool(aioredis.ConnectionPool):
     timeout, records metrics this service does not export (redis-py's OpenTelemetry hooks), and asks the
     socket whether unread data waits on the connection. None can: redis-py disconnects a connection whose
     command was cut off (by a timeout or a cancellation) before it gives it back, and the next use
-    connects it again. Here a free connection is a list's pop; only a caller who finds none waits, first
-    come first served.
+    connects it again. Here a free connection is a list's pop; only a caller who finds none waits, in line
+    (a connection given back wakes the first waiter).
     """
 
     def __init__(self, *, timeout: float = 5, **kwargs):
@@ -135,13 +135,14 @@ class BoundedPool(aioredis.ConnectionPool):
         try:
             async with asyncio.timeout(self.timeout):
                 await waiter
-        except asyncio.TimeoutError:  # the built-in one (this module's TimeoutError is redis-py's)
-            raise ConnectionError("No connection available.") from None
-        finally:
+        except BaseException as error:
             if waiter in self._waiters:
                 self._waiters.remove(waiter)
             elif waiter.done() and not waiter.cancelled():
                 self._wake_one()  # woken, but leaving (timed out or cancelled): the next in line gets the turn
+            if isinstance(error, asyncio.TimeoutError):  # the built-in one (this module's is redis-py's)
+                raise ConnectionError("No connection available.") from None
+            raise
 
     def _wake_one(self) -> None:
         while self._waiters:
