@@ -15,7 +15,7 @@ neither place; they may briefly be in both, which readers handle.
 Once a log outgrows DEFLATE's 32 KB window, a compaction *appends* to the archive (:func:`encode`)
 instead of compressing the whole log again, which cost a long match a level-6 compression of all of it
 every ``every`` actions: the encoding's CPU grew with the match (``tests/benchmarks/bench_archive.py``:
-appending is 2.5 to 3.3 times cheaper for matches of 300 to 600 actions, issue 18). The archive stays one
+appending is 2.6 to 3.2 times cheaper for matches of 300 to 600 actions, issue 18). The archive stays one
 ordinary zlib stream, readable by ``zlib.decompress`` as every release wrote and read it: its
 compressed blocks end on a byte boundary, and it closes with a stored block holding the list's last
 ``]`` and the checksum (:data:`_CLOSE`). To append, that close is cut off, the new entries are
