@@ -774,15 +774,10 @@ def build_schema(games: dict[str, Game], *, max_depth: int = Settings.graphql_ma
                                              "`tokens`) waits on your seat, and when it ends; the last message is "
                                              "a StreamEnded with the reason.")
         async def my_turns(self, info: Info) -> AsyncGenerator[TurnNoticeResult, None]:
-            with info.context["request"].app.state.live.subscription():
-                async with contextlib.aclosing(live.turn_notices(info.context)) as items:
-                    async for kind, payload in items:
-                        if kind == "problem":
-                            yield problems.problem_for(payload)
-                        elif kind == "end":
-                            yield payload
-                        else:
-                            yield TurnNotice.of(payload)
+            async with contextlib.aclosing(live.turn_results(info, live.turn_notices(info.context),
+                                                             TurnNotice.of)) as results:
+                async for result in results:
+                    yield result
 
     # players: identity, me, quick match, rematch, ratings (schema/players.py)
     Query, Mutation, Subscription = player_fields.extend(Query, Mutation, Subscription, TurnNotice=TurnNotice,

@@ -18,7 +18,7 @@ process buffer without bound.
 import asyncio
 import contextlib
 import time
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable
 
 import strawberry
 
@@ -26,6 +26,8 @@ from service.rest.streams import SendWatch, seat_check
 from service.store import InvalidToken, StoreError, TokenRequired
 from service.store.live import LiveUpdates, StoreUnavailable, StreamLimit, guarded, turns
 from service.store.tokens import bearer_token, token_match
+
+from . import problems
 
 SLOW_CONSUMER = 4008
 
@@ -172,6 +174,22 @@ async def match_updates(context: dict, match_id: str, after: int) -> AsyncIterat
             watch.discard(mark)
         await lease.release()
     yield "end", ended(reason, message), None
+
+
+async def turn_results(info, notices: AsyncIterator[tuple[str, Any]],
+                       notice: Callable[[dict], Any]) -> AsyncIterator[Any]:
+    """A turn stream (:func:`turn_notices`, or a player's) as a subscription's results: each notice as
+    ``notice`` makes it, a refusal as its GraphQL problem, the StreamEnded as it is. Counted as one of the
+    process's subscriptions while it runs (the shutdown waits for their end)."""
+    with info.context["request"].app.state.live.subscription():
+        async with contextlib.aclosing(notices) as items:
+            async for kind, payload in items:
+                if kind == "problem":
+                    yield problems.problem_for(payload)
+                elif kind == "end":
+                    yield payload
+                else:
+                    yield notice(payload)
 
 
 async def turn_notices(context: dict) -> AsyncIterator[tuple[str, Any]]:

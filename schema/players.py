@@ -435,15 +435,10 @@ def extend(Query: type, Mutation: type, Subscription: type, *, TurnNotice: type,
                                              "a player token) waits on you, when one ends, and once when a new one "
                                              "starts (a quick match); the last message is a StreamEnded.")
         async def player_turns(self, info: Info) -> AsyncGenerator[PlayerTurnResult, None]:
-            with info.context["request"].app.state.live.subscription():
-                async with contextlib.aclosing(_player_turns(info.context)) as items:
-                    async for kind, payload in items:
-                        if kind == "problem":
-                            yield P.problem_for(payload)
-                        elif kind == "end":
-                            yield payload
-                        else:
-                            yield TurnNotice.of(payload)
+            async with contextlib.aclosing(live.turn_results(info, _player_turns(info.context),
+                                                             TurnNotice.of)) as results:
+                async for result in results:
+                    yield result
 
     def merged(name: str, base: type, extra: type) -> type:
         return strawberry.type(type(name, (extra, base), {}), name=name)
