@@ -21,6 +21,7 @@ from redis.exceptions import (
     AskError, ClusterError, ConnectionError, MovedError, NoScriptError, RedisClusterException, TimeoutError,
     TryAgainError,
 )
+from redis.maint_notifications import MaintNotificationsConfig
 
 from .counting import CountingRedis
 
@@ -98,14 +99,19 @@ class BoundedPool(aioredis.ConnectionPool):
 
     Taking and giving back a connection through ``BlockingConnectionPool`` was about a tenth of a REST
     action's CPU (issue 18; 9% of its instructions): per command it takes a condition, a lock and a
-    timeout, records metrics this service does not export (redis-py's OpenTelemetry hooks), and asks the
-    socket whether unread data waits on the connection. None can: redis-py disconnects a connection whose
-    command was cut off (by a timeout or a cancellation) before it gives it back, and the next use
-    connects it again. Here a free connection is a list's pop; only a caller who finds none waits, in line
-    (a connection given back wakes the first waiter).
+    timeout, and records metrics this service does not export (redis-py's OpenTelemetry hooks). Here a
+    free connection is a list's pop; only a caller who finds none waits, in line (a connection given back
+    wakes the first waiter).
+
+    A connection taken from the pool that the server closed (a restart, ``CLIENT KILL``, an idle timeout)
+    or that holds unread data is connected again first (``ensure_connection``: a look at its buffer, no
+    system call), so a restarted store costs no request a 503. redis-py 8 skips that check while Redis
+    Enterprise's maintenance notifications are enabled, and its default ("auto", on RESP3) counts as
+    enabled, even on a Redis that sends none: they are turned off here (no such Redis serves this store).
     """
 
     def __init__(self, *, timeout: float = 5, **kwargs):
+        kwargs.setdefault("maint_notifications_config", MaintNotificationsConfig(enabled=False))
         super().__init__(**kwargs)
         self.timeout = timeout
         self._waiters: list[asyncio.Future] = []
@@ -116,7 +122,7 @@ class BoundedPool(aioredis.ConnectionPool):
         connection = self._available_connections.pop() if self._available_connections else self.make_connection()
         self._in_use_connections.add(connection)
         try:
-            await connection.connect()  # returns at once when connected
+            await self.ensure_connection(connection)
         except BaseException:
             await self.release(connection)
             raise
