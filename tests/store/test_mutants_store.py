@@ -625,6 +625,57 @@ async def test_a_connection_the_server_closed_is_connected_again_before_its_next
         await killer.aclose()
 
 
+async def test_a_write_the_server_does_not_read_times_out_and_drops_the_connection(own_redis, key_prefix):
+    """A command whose write cannot finish (a frozen Redis, its socket buffers full) fails after the socket
+    timeout as redis-py's TimeoutError, and the connection is dropped, so the next command, once Redis is
+    back, runs on a fresh one. Against a write left without a bound (connect.py's TimedWrites)."""
+    import signal
+
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    from service.store.connect import BoundedPool, TimedWrites
+
+    pool = BoundedPool.from_url(own_redis.url, max_connections=1, socket_timeout=0.5)
+    client = aioredis.Redis(connection_pool=pool)
+    try:
+        await client.ping()
+        (connection,) = pool._available_connections
+        assert isinstance(connection, TimedWrites)
+        big = b"x" * (64 << 20)
+        own_redis.process.send_signal(signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            with pytest.raises(RedisTimeoutError, match="Timeout writing to socket"):
+                await asyncio.wait_for(client.set(f"{key_prefix}:big", big), 10)
+            assert 0.4 <= time.monotonic() - started < 5
+            assert not connection.is_connected
+        finally:
+            own_redis.process.send_signal(signal.SIGCONT)
+        assert await client.ping()
+        own_redis.process.send_signal(signal.SIGSTOP)
+        try:  # a write cancelled halfway (the request's own deadline) drops its connection too
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(client.set(f"{key_prefix}:big", big), 0.2)
+            assert not connection.is_connected
+        finally:
+            own_redis.process.send_signal(signal.SIGCONT)
+        assert await client.ping()
+    finally:
+        await client.aclose()
+
+
+def test_every_kind_of_store_url_gets_timed_writes():
+    """TCP, TLS and Unix-socket URLs keep their own connection class, with the bounded write mixed in."""
+    from redis.asyncio.connection import Connection, SSLConnection, UnixDomainSocketConnection
+
+    from service.store.connect import BoundedPool, TimedWrites
+
+    for url, kind in (("redis://127.0.0.1:1/0", Connection), ("rediss://127.0.0.1:1/0", SSLConnection),
+                      ("unix:///tmp/none.sock", UnixDomainSocketConnection)):
+        made = BoundedPool.from_url(url).make_connection()
+        assert isinstance(made, kind) and isinstance(made, TimedWrites), url
+
+
 async def test_a_waiter_woken_for_a_connection_that_gives_up_passes_its_turn_on(redis_url):
     """Two commands wait for the pool's one connection; it comes back and wakes the first, which is cancelled
     before it runs: the second gets the connection at once (not after the pool's timeout). Against the turn
