@@ -56,8 +56,10 @@ class Service:
         self.log.close()
 
 
-def start_worker(name: str, stderr=subprocess.PIPE, **env) -> subprocess.Popen:
+def start_worker(name: str, stderr=None, **env) -> subprocess.Popen:
     """``grimoire worker --name name`` in a child process; ``env`` (REDIS_URL, ...) on top of this one's.
+    Its log goes to ``stderr``, by default this process's, which pytest captures and shows with a failure
+    (a pipe nobody reads fills up after 64 KiB of log and then stalls the worker mid-match).
     Stop it with ``stop_process`` (SIGTERM first: RQ's warm shutdown releases its scheduler locks). It leads a
     process group of its own, with the work horse it forks for a job: ``os.killpg(worker.pid, SIGKILL)`` kills
     both, as a machine that dies does (a SIGKILL of the worker alone leaves its horse running, an orphan)."""
