@@ -43,3 +43,21 @@ def test_serve_without_redis_runs_a_worker(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=20)
+
+
+def test_serve_freezes_what_it_built_and_spaces_full_collections(tmp_path):
+    """``grimoire serve`` hands uvicorn a process whose start-up objects are out of the garbage collector's
+    reach and whose full collections are ten times rarer than CPython's default (service/cli.py: their pauses
+    were the p99 of live delivery, issue 18). Against either being dropped from the serve path."""
+    probe = ("import gc, sys, uvicorn\n"
+             "uvicorn.Server.run = lambda self, sockets=None: print(gc.get_freeze_count(), *gc.get_threshold())\n"
+             "from service.cli import main\n"
+             "sys.exit(main(['serve', '--port', '0']))\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "QUEUE_REDIS_URL")}
+    env.update(GRIMOIRE_DATA_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, "-c", probe], env=env, cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    frozen, youngest, middle, full = map(int, done.stdout.split())
+    assert frozen > 100_000  # the schema, the games and the libraries
+    assert (youngest, middle, full) == (700, 10, 100)
