@@ -34,9 +34,10 @@ def settle_garbage_collector() -> None:
     A full collection still walks everything made since: with 1,000 live followers, 30-70 ms during which no
     update is delivered. CPython considers one after every 10 collections of the middle generation, which a
     process fanning updates out reached every second or two (the objects of updates in flight are promoted,
-    then die); p99 of delivery was those pauses (107 ms for SSE at 1,000 followers, 232 ms on the websocket,
-    tests/benchmarks/bench_live.py). Considered after every 100, none fell in a 60-second window (44 and 73
-    ms). Cycles that outlive the middle generation wait longer to be freed; everything else is freed as ever.
+    then die); p99 of delivery was those pauses (86-107 ms for SSE at 1,000 followers, 232 ms on the
+    websocket, tests/benchmarks/bench_live.py). Considered after every 100, none fell in a 60-second window
+    (p99 40-58 and 73-85 ms; docs/operations.md, "Session 24"). Cycles that outlive the middle generation
+    wait longer to be freed; everything else is freed as ever.
     """
     gc.collect()
     gc.freeze()
