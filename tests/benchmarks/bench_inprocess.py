@@ -181,12 +181,14 @@ async def measure(path: str, game: str, actions: int, profile: str | None) -> fl
     """CPU seconds of this process per action."""
     _guards_that_never_refuse()
     from service.app import create_app
+    from service.cli import settle_garbage_collector
     from service.logs import configure_logging
 
     configure_logging()  # a JSON access line per request, as `grimoire serve` writes them; to /dev/null
     logging.getLogger().handlers[0].setStream(open(os.devnull, "w"))
 
     app = create_app()
+    settle_garbage_collector()  # as `grimoire serve` does (before session 24 this benchmark did not)
     async with app.router.lifespan_context(app):
         player = (GraphQLPlayer if path == "graphql" else RestPlayer)(InProcessClient(app), game, random.Random(1))
         for _ in range(WARM_UP):
