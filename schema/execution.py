@@ -21,6 +21,7 @@ recursion give up on it as it does on ``@defer``, or a streamed list comes back 
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from graphql import (
@@ -231,16 +232,27 @@ class PlainDataExecutor(StrawberryGraphQLCoreExecutionContext):
         return definition is not None and definition.is_subscription and \
             _plain_types(self.schema).covers(field.type)
 
+    # Per operation, not per field: complete_value and collect_subfields run for every field of a response,
+    # and each look-up in the caches by identity (IdentityCache) costs about a microsecond.
+
+    @functools.cached_property
+    def _plain(self) -> _PlainTypes:
+        return _plain_types(self.schema)
+
+    @functools.cached_property
+    def _collected_alike(self) -> bool:
+        """Whether this operation's collected fields may be kept across requests (:data:`_COLLECTED`)."""
+        return _cacheable(self.operation, self.fragments)
+
     def collect_subfields(self, return_type, field_details_list):
         # graphql-core's own memo of this execution first: each item of a list asks again
         key = (return_type, id(field_details_list))
         here = self._relevant_sub_fields.get(key)
         if here is not None:
             return here[1]
-        operation = self.operation
-        if not _cacheable(operation, self.fragments):
+        if not self._collected_alike:
             return super().collect_subfields(return_type, field_details_list)
-        held = (operation, *[details.node for details in field_details_list])
+        held = (self.operation, *[details.node for details in field_details_list])
         collected = _COLLECTED.get(held, (return_type,))
         if collected is MISSING:
             return _COLLECTED.put(held, super().collect_subfields(return_type, field_details_list), (return_type,))
@@ -248,7 +260,7 @@ class PlainDataExecutor(StrawberryGraphQLCoreExecutionContext):
         return collected
 
     def complete_value(self, return_type, field_details_list, info, path, result, position_context):
-        plain = _plain_types(self.schema)
+        plain = self._plain
         if plain.covers(return_type):
             try:
                 return self._complete(plain, return_type, field_details_list, result)
