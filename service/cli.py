@@ -36,7 +36,7 @@ def settle_garbage_collector() -> None:
     process fanning updates out reached every second or two (the objects of updates in flight are promoted,
     then die); p99 of delivery was those pauses (86-107 ms for SSE at 1,000 followers, 232 ms on the
     websocket, tests/benchmarks/bench_live.py). Considered after every 100, none fell in a 60-second window
-    (p99 40-58 and 73-85 ms; docs/operations.md, "Session 24"). Cycles that outlive the middle generation
+    (p99 40-58 and 73-92 ms; docs/operations.md, "Session 24"). Cycles that outlive the middle generation
     wait longer to be freed; everything else is freed as ever.
     """
     gc.collect()
