@@ -222,15 +222,14 @@ class PlainDataExecutor(StrawberryGraphQLCoreExecutionContext):
 
     def _plain_subscription(self) -> bool:
         operation = self.operation
-        if not _cacheable(operation, self.fragments):
+        if not self._collected_alike:
             return False
         selections = operation.selection_set.selections
         if len(selections) != 1 or not isinstance(selections[0], FieldNode):
             return False
         field = self.schema.subscription_type.fields.get(selections[0].name.value)
         definition = field.extensions.get(GraphQLCoreConverter.DEFINITION_BACKREF) if field else None
-        return definition is not None and definition.is_subscription and \
-            _plain_types(self.schema).covers(field.type)
+        return definition is not None and definition.is_subscription and self._plain.covers(field.type)
 
     # Per operation, not per field: complete_value and collect_subfields run for every field of a response,
     # and each look-up in the caches by identity (IdentityCache) costs about a microsecond.

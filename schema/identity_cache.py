@@ -26,7 +26,7 @@ class IdentityCache:
         entry = self.results.get(key)
         if entry is None:
             return MISSING
-        for held, given in zip(entry[0], objects):  # a loop, not any() over a generator: half the cost
+        for held, given in zip(entry[0], objects):  # a loop: any() over a generator makes a generator per call
             if held is not given:
                 return MISSING
         self.results.move_to_end(key)
