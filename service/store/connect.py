@@ -13,6 +13,7 @@ The RQ queues cannot live on a cluster: with ``REDIS_CLUSTER=1``,
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -128,14 +129,10 @@ class TimedWrites:
             raise
 
 
-_TIMED: dict[type, type] = {}
-
-
+@functools.cache
 def timed_writes(connection_class: type) -> type:
     """``connection_class`` with :class:`TimedWrites` mixed in (one subclass per class)."""
-    if connection_class not in _TIMED:
-        _TIMED[connection_class] = type(f"Timed{connection_class.__name__}", (TimedWrites, connection_class), {})
-    return _TIMED[connection_class]
+    return type(f"Timed{connection_class.__name__}", (TimedWrites, connection_class), {})
 
 
 class BoundedPool(aioredis.ConnectionPool):

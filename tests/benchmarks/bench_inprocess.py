@@ -188,7 +188,7 @@ async def measure(path: str, game: str, actions: int, profile: str | None) -> fl
     logging.getLogger().handlers[0].setStream(open(os.devnull, "w"))
 
     app = create_app()
-    settle_garbage_collector()  # as `grimoire serve` does (before session 24 this benchmark did not)
+    settle_garbage_collector()  # as `grimoire serve` does: its full collections are not the request path's cost
     async with app.router.lifespan_context(app):
         player = (GraphQLPlayer if path == "graphql" else RestPlayer)(InProcessClient(app), game, random.Random(1))
         for _ in range(WARM_UP):
